@@ -1,0 +1,482 @@
+//! Draws a seed's world the way the tutorial's labs do, so a seed can be picked from pictures:
+//! the biome map with region borders and trees, height, temperature, moisture, and every density
+//! node's output in greyscale (white is high), side by side with labels.
+//!
+//! ```text
+//! cargo run -p biome_core --release --example preview -- --seed 42 --size 1024 --out world.png
+//! ```
+//!
+//! Options: `--seed N`, `--size PIXELS` (per panel), `--out PATH`, `--preset FILE.ron`,
+//! `--scale UNITS_PER_PIXEL` (default 4), `--center X,Z` (default 0,0), `--columns N` (default 4),
+//! `--write-preset FILE.ron` (also save the settings used, to start a preset from).
+
+use std::error::Error;
+use std::process::ExitCode;
+
+use biome_core::density::{DensityNode, Shape};
+use biome_core::world::{Surface, World, WorldSettings};
+
+struct Options {
+    seed: Option<i64>,
+    size: usize,
+    out: String,
+    preset: Option<String>,
+    scale: f64,
+    center: [f64; 2],
+    columns: usize,
+    write_preset: Option<String>,
+}
+
+fn parse() -> Result<Options, String> {
+    let mut options = Options {
+        seed: None,
+        size: 512,
+        out: "world.png".to_owned(),
+        preset: None,
+        scale: 4.0,
+        center: [0.0, 0.0],
+        columns: 4,
+        write_preset: None,
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(flag) = args.next() {
+        let mut value = || args.next().ok_or(format!("{flag} needs a value"));
+        match flag.as_str() {
+            "--seed" => options.seed = Some(value()?.parse().map_err(|e| format!("--seed: {e}"))?),
+            "--size" => options.size = value()?.parse().map_err(|e| format!("--size: {e}"))?,
+            "--out" => options.out = value()?,
+            "--preset" => options.preset = Some(value()?),
+            "--write-preset" => options.write_preset = Some(value()?),
+            "--scale" => options.scale = value()?.parse().map_err(|e| format!("--scale: {e}"))?,
+            "--columns" => {
+                options.columns = value()?.parse().map_err(|e| format!("--columns: {e}"))?
+            }
+            "--center" => {
+                let text = value()?;
+                let (x, z) = text.split_once(',').ok_or("--center takes X,Z")?;
+                options.center = [
+                    x.trim().parse().map_err(|e| format!("--center: {e}"))?,
+                    z.trim().parse().map_err(|e| format!("--center: {e}"))?,
+                ];
+            }
+            "--help" | "-h" => {
+                return Err("usage: preview [--seed N] [--size PIXELS] [--out PATH] [--preset FILE.ron] \
+                            [--scale UNITS_PER_PIXEL] [--center X,Z] [--columns N] [--write-preset FILE.ron]"
+                    .to_owned());
+            }
+            other => return Err(format!("unknown option {other} (try --help)")),
+        }
+    }
+    if !(16..=8192).contains(&options.size) {
+        return Err("--size must be from 16 to 8192".to_owned());
+    }
+    if !(options.scale.is_finite() && options.scale > 0.0) {
+        return Err("--scale must be a positive number".to_owned());
+    }
+    options.columns = options.columns.max(1);
+    Ok(options)
+}
+
+/// An RGB picture.
+struct Canvas {
+    width: usize,
+    height: usize,
+    pixels: Vec<[u8; 3]>,
+}
+
+impl Canvas {
+    fn new(width: usize, height: usize) -> Self {
+        Self {
+            width,
+            height,
+            pixels: vec![[24, 24, 28]; width * height],
+        }
+    }
+
+    fn blit(&mut self, panel: &Canvas, left: usize, top: usize) {
+        for y in 0..panel.height {
+            let row = (top + y) * self.width + left;
+            self.pixels[row..row + panel.width]
+                .copy_from_slice(&panel.pixels[y * panel.width..(y + 1) * panel.width]);
+        }
+    }
+
+    fn blend(&mut self, x: usize, y: usize, color: [u8; 3], alpha: f64) {
+        if x < self.width && y < self.height {
+            let p = &mut self.pixels[y * self.width + x];
+            for c in 0..3 {
+                p[c] =
+                    (f64::from(p[c]) * (1.0 - alpha) + f64::from(color[c]) * alpha).round() as u8;
+            }
+        }
+    }
+
+    /// A label in the top-left corner on a dark strip.
+    fn label(&mut self, text: &str) {
+        let scale = (self.width / 256).clamp(1, 4);
+        let strip = (GLYPH_HEIGHT + 4) * scale;
+        let width = ((text.chars().count() * (GLYPH_WIDTH + 1) + 3) * scale).min(self.width);
+        for y in 0..strip.min(self.height) {
+            for x in 0..width {
+                self.blend(x, y, [0, 0, 0], 0.6);
+            }
+        }
+        for (i, c) in text.chars().enumerate() {
+            let rows = glyph(c);
+            for (gy, row) in rows.iter().enumerate() {
+                for (gx, bit) in row.bytes().enumerate() {
+                    if bit == b'#' {
+                        for sy in 0..scale {
+                            for sx in 0..scale {
+                                let x = (2 + i * (GLYPH_WIDTH + 1) + gx) * scale + sx;
+                                let y = (2 + gy) * scale + sy;
+                                self.blend(x, y, [255, 255, 255], 1.0);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn write_png(&self, path: &str) -> Result<(), Box<dyn Error>> {
+        let file = std::io::BufWriter::new(std::fs::File::create(path)?);
+        let mut encoder = png::Encoder::new(file, self.width as u32, self.height as u32);
+        encoder.set_color(png::ColorType::Rgb);
+        encoder.set_depth(png::BitDepth::Eight);
+        let mut writer = encoder.write_header()?;
+        writer.write_image_data(&self.pixels.concat())?;
+        Ok(())
+    }
+}
+
+fn linear_to_srgb(c: f32) -> u8 {
+    let c = c.clamp(0.0, 1.0);
+    let s = if c <= 0.003_130_8 {
+        c * 12.92
+    } else {
+        1.055 * c.powf(1.0 / 2.4) - 0.055
+    };
+    (s * 255.0).round() as u8
+}
+
+fn grey(value: f64, low: f64, high: f64) -> [u8; 3] {
+    let v = ((value - low) / (high - low)).clamp(0.0, 1.0);
+    let g = (v * 255.0).round() as u8;
+    [g, g, g]
+}
+
+fn ramp(value: f64, from: [u8; 3], to: [u8; 3]) -> [u8; 3] {
+    let t = value.clamp(0.0, 1.0);
+    [0, 1, 2]
+        .map(|c| (f64::from(from[c]) + (f64::from(to[c]) - f64::from(from[c])) * t).round() as u8)
+}
+
+fn node_label(id: usize, node: &DensityNode) -> String {
+    let detail = match node {
+        DensityNode::Fbm { shape, octaves, .. } => {
+            let shape = match shape {
+                Shape::Normal => "",
+                Shape::Ridged => " ridged",
+                Shape::Billow => " billow",
+            };
+            format!(" {octaves} oct{shape}")
+        }
+        DensityNode::Warp { levels, .. } => format!(" x{levels}"),
+        DensityNode::Constant { value, .. } => format!(" {value}"),
+        _ => String::new(),
+    };
+    let off = if node.enabled() { "" } else { " (off)" };
+    format!("node {id}: {}{detail}{off}", node.kind())
+}
+
+fn run(options: &Options) -> Result<(), Box<dyn Error>> {
+    let mut settings = match &options.preset {
+        Some(path) => WorldSettings::from_ron(&std::fs::read_to_string(path)?)?,
+        None => WorldSettings::default(),
+    };
+    if let Some(seed) = options.seed {
+        settings.seed = seed;
+    }
+    if let Some(path) = &options.write_preset {
+        std::fs::write(path, settings.to_ron())?;
+    }
+    let world = World::new(settings)?;
+    let n = options.size;
+    let half = n as f64 / 2.0;
+    let coordinate = |p: usize, center: f64| center + (p as f64 + 0.5 - half) * options.scale;
+    let mut xs = Vec::with_capacity(n * n);
+    let mut zs = Vec::with_capacity(n * n);
+    for py in 0..n {
+        for px in 0..n {
+            xs.push(coordinate(px, options.center[0]));
+            zs.push(coordinate(py, options.center[1]));
+        }
+    }
+    let started = std::time::Instant::now();
+    let samples = world.sample_points(&xs, &zs);
+    let mut panels: Vec<(String, Canvas)> = Vec::new();
+
+    // Biome map: colours lit from the north-west, borders darkened, trees as dots.
+    let mut map = Canvas::new(n, n);
+    for py in 0..n {
+        for px in 0..n {
+            let k = py * n + px;
+            let s = &samples[k];
+            let mut rgb = [s.color[0], s.color[1], s.color[2]].map(linear_to_srgb);
+            let east = &samples[py * n + (px + 1).min(n - 1)];
+            let south = &samples[(py + 1).min(n - 1) * n + px];
+            if !s.surface.is_water() {
+                let slope = (s.height - east.height) + (s.height - south.height);
+                let light = (1.0 + slope / options.scale * 0.35).clamp(0.6, 1.3);
+                rgb = rgb.map(|c| (f64::from(c) * light).min(255.0) as u8);
+            }
+            map.pixels[k] = rgb;
+            if east.region != s.region || south.region != s.region {
+                map.blend(px, py, [20, 20, 20], 0.35);
+            }
+        }
+    }
+    let min = [xs[0] - options.scale / 2.0, zs[0] - options.scale / 2.0];
+    let max = [
+        min[0] + n as f64 * options.scale,
+        min[1] + n as f64 * options.scale,
+    ];
+    let trees = world.trees_in_rect(min, max);
+    for tree in &trees {
+        let px = ((tree.position[0] - min[0]) / options.scale) as usize;
+        let py = ((tree.position[2] - min[1]) / options.scale) as usize;
+        map.blend(px, py, [16, 48, 20], 0.75);
+    }
+    panels.push((
+        format!(
+            "seed {} biomes, {} trees",
+            world.settings().seed,
+            trees.len()
+        ),
+        map,
+    ));
+
+    let (low, high) = samples
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), s| {
+            (lo.min(s.height), hi.max(s.height))
+        });
+    let mut height = Canvas::new(n, n);
+    for (k, s) in samples.iter().enumerate() {
+        height.pixels[k] = if s.surface.is_water() {
+            ramp(
+                (s.height - low) / (0.0 - low).max(1e-9),
+                [10, 20, 60],
+                [60, 110, 170],
+            )
+        } else {
+            grey(s.height, 0.0, high.max(1e-9))
+        };
+    }
+    panels.push((format!("height {low:.0} to {high:.0} m"), height));
+
+    let mut temperature = Canvas::new(n, n);
+    let mut moisture = Canvas::new(n, n);
+    let mut surface = Canvas::new(n, n);
+    for (k, s) in samples.iter().enumerate() {
+        temperature.pixels[k] = ramp(s.climate.temperature, [40, 70, 200], [220, 60, 30]);
+        moisture.pixels[k] = ramp(s.climate.moisture, [170, 130, 70], [30, 90, 200]);
+        surface.pixels[k] = match s.surface {
+            Surface::DeepWater => [28, 52, 92],
+            Surface::ShallowWater => [62, 110, 138],
+            Surface::Beach => [226, 212, 160],
+            Surface::Land => [90, 140, 70],
+            Surface::Snow => [240, 244, 248],
+        };
+    }
+    panels.push(("temperature".to_owned(), temperature));
+    panels.push(("moisture".to_owned(), moisture));
+    panels.push(("water beach land snow".to_owned(), surface));
+
+    let stack = &world.settings().terrain.density;
+    let mut values = vec![0.0; n * n];
+    for (id, entry) in stack.walk().iter().enumerate() {
+        world
+            .density()
+            .values_of(id, &xs, &zs, world.regions(), &mut values);
+        let mut panel = Canvas::new(n, n);
+        for (k, &v) in values.iter().enumerate() {
+            panel.pixels[k] = grey(v, -1.0, 1.0);
+        }
+        panels.push((node_label(id, entry.node), panel));
+    }
+
+    let columns = options.columns.min(panels.len());
+    let rows = panels.len().div_ceil(columns);
+    let gap = 4;
+    let mut sheet = Canvas::new(columns * (n + gap) - gap, rows * (n + gap) - gap);
+    for (i, (label, mut panel)) in panels.into_iter().enumerate() {
+        panel.label(&label);
+        sheet.blit(&panel, (i % columns) * (n + gap), (i / columns) * (n + gap));
+    }
+    sheet.write_png(&options.out)?;
+    println!(
+        "wrote {} ({}x{} px, {:.0} x {:.0} world units per panel, {:.2} s)",
+        options.out,
+        sheet.width,
+        sheet.height,
+        n as f64 * options.scale,
+        n as f64 * options.scale,
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    let options = match parse() {
+        Ok(options) => options,
+        Err(message) => {
+            eprintln!("{message}");
+            return ExitCode::from(2);
+        }
+    };
+    match run(&options) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("preview failed: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+const GLYPH_WIDTH: usize = 5;
+const GLYPH_HEIGHT: usize = 7;
+
+/// A 5 × 7 bitmap for the labels; letters are drawn in capitals.
+fn glyph(c: char) -> [&'static str; GLYPH_HEIGHT] {
+    match c.to_ascii_uppercase() {
+        'A' => [
+            ".###.", "#...#", "#...#", "#####", "#...#", "#...#", "#...#",
+        ],
+        'B' => [
+            "####.", "#...#", "#...#", "####.", "#...#", "#...#", "####.",
+        ],
+        'C' => [
+            ".###.", "#...#", "#....", "#....", "#....", "#...#", ".###.",
+        ],
+        'D' => [
+            "####.", "#...#", "#...#", "#...#", "#...#", "#...#", "####.",
+        ],
+        'E' => [
+            "#####", "#....", "#....", "####.", "#....", "#....", "#####",
+        ],
+        'F' => [
+            "#####", "#....", "#....", "####.", "#....", "#....", "#....",
+        ],
+        'G' => [
+            ".###.", "#...#", "#....", "#.###", "#...#", "#...#", ".####",
+        ],
+        'H' => [
+            "#...#", "#...#", "#...#", "#####", "#...#", "#...#", "#...#",
+        ],
+        'I' => [
+            ".###.", "..#..", "..#..", "..#..", "..#..", "..#..", ".###.",
+        ],
+        'J' => [
+            "..###", "...#.", "...#.", "...#.", "...#.", "#..#.", ".##..",
+        ],
+        'K' => [
+            "#...#", "#..#.", "#.#..", "##...", "#.#..", "#..#.", "#...#",
+        ],
+        'L' => [
+            "#....", "#....", "#....", "#....", "#....", "#....", "#####",
+        ],
+        'M' => [
+            "#...#", "##.##", "#.#.#", "#.#.#", "#...#", "#...#", "#...#",
+        ],
+        'N' => [
+            "#...#", "#...#", "##..#", "#.#.#", "#..##", "#...#", "#...#",
+        ],
+        'O' => [
+            ".###.", "#...#", "#...#", "#...#", "#...#", "#...#", ".###.",
+        ],
+        'P' => [
+            "####.", "#...#", "#...#", "####.", "#....", "#....", "#....",
+        ],
+        'Q' => [
+            ".###.", "#...#", "#...#", "#...#", "#.#.#", "#..#.", ".##.#",
+        ],
+        'R' => [
+            "####.", "#...#", "#...#", "####.", "#.#..", "#..#.", "#...#",
+        ],
+        'S' => [
+            ".####", "#....", "#....", ".###.", "....#", "....#", "####.",
+        ],
+        'T' => [
+            "#####", "..#..", "..#..", "..#..", "..#..", "..#..", "..#..",
+        ],
+        'U' => [
+            "#...#", "#...#", "#...#", "#...#", "#...#", "#...#", ".###.",
+        ],
+        'V' => [
+            "#...#", "#...#", "#...#", "#...#", "#...#", ".#.#.", "..#..",
+        ],
+        'W' => [
+            "#...#", "#...#", "#...#", "#.#.#", "#.#.#", "#.#.#", ".#.#.",
+        ],
+        'X' => [
+            "#...#", "#...#", ".#.#.", "..#..", ".#.#.", "#...#", "#...#",
+        ],
+        'Y' => [
+            "#...#", "#...#", ".#.#.", "..#..", "..#..", "..#..", "..#..",
+        ],
+        'Z' => [
+            "#####", "....#", "...#.", "..#..", ".#...", "#....", "#####",
+        ],
+        '0' => [
+            ".###.", "#...#", "#..##", "#.#.#", "##..#", "#...#", ".###.",
+        ],
+        '1' => [
+            "..#..", ".##..", "..#..", "..#..", "..#..", "..#..", ".###.",
+        ],
+        '2' => [
+            ".###.", "#...#", "....#", "...#.", "..#..", ".#...", "#####",
+        ],
+        '3' => [
+            "#####", "...#.", "..#..", "...#.", "....#", "#...#", ".###.",
+        ],
+        '4' => [
+            "...#.", "..##.", ".#.#.", "#..#.", "#####", "...#.", "...#.",
+        ],
+        '5' => [
+            "#####", "#....", "####.", "....#", "....#", "#...#", ".###.",
+        ],
+        '6' => [
+            "..##.", ".#...", "#....", "####.", "#...#", "#...#", ".###.",
+        ],
+        '7' => [
+            "#####", "....#", "...#.", "..#..", ".#...", ".#...", ".#...",
+        ],
+        '8' => [
+            ".###.", "#...#", "#...#", ".###.", "#...#", "#...#", ".###.",
+        ],
+        '9' => [
+            ".###.", "#...#", "#...#", ".####", "....#", "...#.", ".##..",
+        ],
+        ':' => [
+            ".....", "..#..", "..#..", ".....", "..#..", "..#..", ".....",
+        ],
+        '.' => [
+            ".....", ".....", ".....", ".....", ".....", ".##..", ".##..",
+        ],
+        ',' => [
+            ".....", ".....", ".....", ".....", ".##..", "..#..", ".#...",
+        ],
+        '-' => [
+            ".....", ".....", ".....", "#####", ".....", ".....", ".....",
+        ],
+        '(' => [
+            "...#.", "..#..", ".#...", ".#...", ".#...", "..#..", "...#.",
+        ],
+        ')' => [
+            ".#...", "..#..", "...#.", "...#.", "...#.", "..#..", ".#...",
+        ],
+        _ => ["....."; GLYPH_HEIGHT],
+    }
+}

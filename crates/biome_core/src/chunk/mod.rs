@@ -1,0 +1,394 @@
+//! Chunks: square pieces of the world turned into mesh data (positions, normals, colours,
+//! indices, biomes) and trees, ready for any renderer.
+//!
+//! A chunk's bytes depend only on the world's settings, its [`ChunkCoord`] and its
+//! [`ChunkLayout`]: it can be built alone, on any thread, in any order. Vertices on a shared edge
+//! sit at the same world coordinates in both chunks, and normals come from heights that include a
+//! one-tile apron, so edges match exactly in height, normal and colour.
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::trees::TreeInstance;
+use crate::world::{PointNoise, RegionId, Sample, SettingsError, SiteCache, World};
+
+/// A chunk's place on the chunk grid: chunk `(x, z)` covers world
+/// `[x * size, (x + 1) * size) × [z * size, (z + 1) * size)`, `size` being
+/// [`ChunkLayout::chunk_size`].
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+)]
+pub struct ChunkCoord {
+    /// Column (along world x).
+    pub x: i32,
+    /// Row (along world z).
+    pub z: i32,
+}
+
+impl ChunkCoord {
+    /// The chunk at column `x`, row `z`.
+    #[must_use]
+    pub const fn new(x: i32, z: i32) -> Self {
+        Self { x, z }
+    }
+
+    /// The chunk containing world position `(x, z)`.
+    #[must_use]
+    pub fn containing(x: f64, z: f64, layout: &ChunkLayout) -> Self {
+        let size = layout.chunk_size();
+        Self {
+            x: (x / size).floor() as i32,
+            z: (z / size).floor() as i32,
+        }
+    }
+
+    /// World position `(x, z)` of the chunk's corner with the smallest coordinates; chunk-local
+    /// positions are relative to it.
+    #[must_use]
+    pub fn origin(self, layout: &ChunkLayout) -> [f64; 2] {
+        let tiles = i64::from(layout.tiles);
+        [
+            (i64::from(self.x) * tiles) as f64 * layout.tile_size,
+            (i64::from(self.z) * tiles) as f64 * layout.tile_size,
+        ]
+    }
+
+    /// Squared distance on the chunk grid, for nearest-first ordering.
+    #[must_use]
+    pub fn distance_squared(self, other: ChunkCoord) -> i64 {
+        let dx = i64::from(self.x) - i64::from(other.x);
+        let dz = i64::from(self.z) - i64::from(other.z);
+        dx * dx + dz * dz
+    }
+}
+
+/// How chunks look: smooth shading, or one flat colour per tile like the tutorial's maps.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum MeshStyle {
+    /// Shared vertices, smooth normals, colours blended between vertices.
+    #[default]
+    Smooth,
+    /// Four vertices per tile, a flat normal and the colour sampled at the tile's centre.
+    FlatTiles,
+}
+
+/// The size and look of chunks.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ChunkLayout {
+    /// Tiles along each side (1 to 256).
+    pub tiles: u32,
+    /// Width of a tile, world units.
+    pub tile_size: f64,
+    /// Smooth or flat tiles.
+    pub style: MeshStyle,
+}
+
+impl Default for ChunkLayout {
+    /// 64 × 64 tiles of 2 world units: 128-unit chunks.
+    fn default() -> Self {
+        Self {
+            tiles: 64,
+            tile_size: 2.0,
+            style: MeshStyle::Smooth,
+        }
+    }
+}
+
+impl ChunkLayout {
+    /// Accepted tiles per side.
+    pub const TILES: std::ops::RangeInclusive<u32> = 1..=256;
+    /// Accepted tile widths.
+    pub const TILE_SIZE: std::ops::RangeInclusive<f64> = 0.05..=1_000.0;
+
+    /// Width of a chunk, world units.
+    #[must_use]
+    pub fn chunk_size(&self) -> f64 {
+        f64::from(self.tiles) * self.tile_size
+    }
+
+    /// Checks `tiles` and `tile_size` against [`ChunkLayout::TILES`] and
+    /// [`ChunkLayout::TILE_SIZE`].
+    ///
+    /// # Errors
+    /// The field out of range.
+    pub fn validate(&self) -> Result<(), SettingsError> {
+        if !Self::TILES.contains(&self.tiles) {
+            return Err(SettingsError {
+                field: "layout.tiles".to_owned(),
+                reason: format!("must be a whole number from 1 to 256 (got {})", self.tiles),
+            });
+        }
+        if !(self.tile_size.is_finite() && Self::TILE_SIZE.contains(&self.tile_size)) {
+            return Err(SettingsError {
+                field: "layout.tile_size".to_owned(),
+                reason: format!(
+                    "must be a number from 0.05 to 1000 (got {})",
+                    self.tile_size
+                ),
+            });
+        }
+        Ok(())
+    }
+}
+
+/// A built chunk: mesh data relative to [`ChunkData::origin`], and its trees.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ChunkData {
+    /// Which chunk.
+    pub coord: ChunkCoord,
+    /// The layout it was built with.
+    pub layout: ChunkLayout,
+    /// World `(x, z)` of the chunk's corner; positions are relative to it.
+    pub origin: [f64; 2],
+    /// Vertex positions `(x, height, z)`, relative to `origin`.
+    pub positions: Vec<[f32; 3]>,
+    /// Unit vertex normals.
+    pub normals: Vec<[f32; 3]>,
+    /// Linear RGBA vertex colours, blended across region borders.
+    pub colors: Vec<[f32; 4]>,
+    /// Triangle list, counter-clockwise seen from above.
+    pub indices: Vec<u32>,
+    /// Biome index ([`crate::world::BiomeTable::biomes`]) per vertex.
+    pub biomes: Vec<u16>,
+    /// Trees standing on this chunk, positions relative to `origin`.
+    pub trees: Vec<TreeInstance>,
+    /// Lowest vertex height.
+    pub min_height: f32,
+    /// Highest vertex height.
+    pub max_height: f32,
+}
+
+/// Margin of cached region cells around the points a chunk looks up: the ring search reaches at
+/// most 3 cells out.
+const SITE_MARGIN: i64 = 3;
+
+impl World {
+    /// Builds chunk `coord`.
+    ///
+    /// # Panics
+    /// If `layout` is out of range ([`ChunkLayout::validate`]).
+    #[must_use]
+    pub fn build_chunk(&self, coord: ChunkCoord, layout: &ChunkLayout) -> ChunkData {
+        if let Err(error) = layout.validate() {
+            panic!("invalid chunk layout: {error}");
+        }
+        let tiles = i64::from(layout.tiles);
+        let ts = layout.tile_size;
+        let first = [i64::from(coord.x) * tiles, i64::from(coord.z) * tiles];
+        let origin = coord.origin(layout);
+        let world = |g: i64| g as f64 * ts;
+
+        // Heights on the vertex grid plus a one-tile apron, for normals that match across edges.
+        let side = tiles as usize + 3;
+        let mut xs = Vec::with_capacity(side * side);
+        let mut zs = Vec::with_capacity(side * side);
+        for j in -1..=tiles + 1 {
+            for i in -1..=tiles + 1 {
+                xs.push(world(first[0] + i));
+                zs.push(world(first[1] + j));
+            }
+        }
+        let (min, max) = (origin, [world(first[0] + tiles), world(first[1] + tiles)]);
+        let cache = SiteCache::covering(
+            *self.regions(),
+            min[0] - ts,
+            min[1] - ts,
+            max[0] + ts,
+            max[1] + ts,
+            SITE_MARGIN,
+        );
+        let mut density = vec![0.0; xs.len()];
+        self.batch_density(&xs, &zs, &cache, &mut density);
+        let height_scale = self.settings().terrain.height_scale;
+        let height = |i: usize, j: usize| density[(j + 1) * side + i + 1] * height_scale;
+
+        let verts = tiles as usize + 1;
+        let vertex_index = |i: usize, j: usize| (j + 1) * side + i + 1;
+        let mut chunk = ChunkData {
+            coord,
+            layout: *layout,
+            origin,
+            positions: Vec::new(),
+            normals: Vec::new(),
+            colors: Vec::new(),
+            indices: Vec::new(),
+            biomes: Vec::new(),
+            trees: self
+                .trees_in(min, max, &cache)
+                .into_iter()
+                .map(|t| t.relative_to(origin))
+                .collect(),
+            min_height: f32::INFINITY,
+            max_height: f32::NEG_INFINITY,
+        };
+        let normal_at = |i: usize, j: usize| {
+            let k = vertex_index(i, j);
+            let dx = (density[k - 1] - density[k + 1]) * height_scale;
+            let dz = (density[k - side] - density[k + side]) * height_scale;
+            normalize([dx, 2.0 * ts, dz])
+        };
+
+        match layout.style {
+            MeshStyle::Smooth => {
+                let picks: Vec<usize> = (0..verts)
+                    .flat_map(|j| (0..verts).map(move |i| vertex_index(i, j)))
+                    .collect();
+                let vx: Vec<f64> = picks.iter().map(|&k| xs[k]).collect();
+                let vz: Vec<f64> = picks.iter().map(|&k| zs[k]).collect();
+                let vd: Vec<f64> = picks.iter().map(|&k| density[k]).collect();
+                let samples = self.samples_with_density(&vx, &vz, &vd, &cache);
+                for j in 0..verts {
+                    for i in 0..verts {
+                        let sample = &samples[j * verts + i];
+                        chunk.push_vertex(
+                            [
+                                (i as f64 * ts) as f32,
+                                height(i, j) as f32,
+                                (j as f64 * ts) as f32,
+                            ],
+                            normal_at(i, j),
+                            sample,
+                        );
+                    }
+                }
+                let row = verts as u32;
+                for j in 0..tiles as u32 {
+                    for i in 0..tiles as u32 {
+                        let v00 = j * row + i;
+                        let (v10, v01, v11) = (v00 + 1, v00 + row, v00 + row + 1);
+                        chunk
+                            .indices
+                            .extend_from_slice(&[v00, v01, v10, v10, v01, v11]);
+                    }
+                }
+            }
+            MeshStyle::FlatTiles => {
+                let n = tiles as usize;
+                let cx: Vec<f64> = (0..n * n)
+                    .map(|k| world(first[0] + (k % n) as i64) + ts / 2.0)
+                    .collect();
+                let cz: Vec<f64> = (0..n * n)
+                    .map(|k| world(first[1] + (k / n) as i64) + ts / 2.0)
+                    .collect();
+                let samples = self.samples(&cx, &cz, &cache);
+                for j in 0..n {
+                    for i in 0..n {
+                        let corners = [(i, j), (i + 1, j), (i, j + 1), (i + 1, j + 1)];
+                        let p = corners.map(|(a, b)| [a as f64 * ts, height(a, b), b as f64 * ts]);
+                        // Cross of the diagonals: the tile's average upward normal.
+                        let d1 = sub(p[3], p[0]);
+                        let d2 = sub(p[2], p[1]);
+                        let normal = normalize(cross(d2, d1));
+                        let base = chunk.positions.len() as u32;
+                        for corner in p {
+                            chunk.push_vertex(
+                                corner.map(|v| v as f32),
+                                normal,
+                                &samples[j * n + i],
+                            );
+                        }
+                        chunk.indices.extend_from_slice(&[
+                            base,
+                            base + 2,
+                            base + 1,
+                            base + 1,
+                            base + 2,
+                            base + 3,
+                        ]);
+                    }
+                }
+            }
+        }
+        chunk
+    }
+
+    /// Samples many points with the batch paths, region sites from `cache`; the same bits as
+    /// [`World::sample`] at each point.
+    pub(crate) fn samples(&self, xs: &[f64], zs: &[f64], cache: &SiteCache) -> Vec<Sample> {
+        let mut density = vec![0.0; xs.len()];
+        self.batch_density(xs, zs, cache, &mut density);
+        self.samples_with_density(xs, zs, &density, cache)
+    }
+
+    /// [`World::samples`] for points whose density is already known.
+    pub(crate) fn samples_with_density(
+        &self,
+        xs: &[f64],
+        zs: &[f64],
+        density: &[f64],
+        cache: &SiteCache,
+    ) -> Vec<Sample> {
+        let n = xs.len();
+        let mut heat = vec![0.0; n];
+        let mut wet = vec![0.0; n];
+        let mut wobbled = vec![[0.0; 2]; n];
+        self.batch_noise(xs, zs, &mut heat, &mut wet, &mut wobbled);
+        let pairs: Vec<_> = wobbled
+            .iter()
+            .map(|&[x, z]| cache.nearest_two(x, z))
+            .collect();
+        let mut biomes: HashMap<RegionId, usize> = HashMap::new();
+        for pair in &pairs {
+            for region in [pair.nearest, pair.second] {
+                biomes
+                    .entry(region)
+                    .or_insert_with(|| self.region_biome_at(cache.site(region)));
+            }
+        }
+        (0..n)
+            .map(|k| {
+                let noise = PointNoise {
+                    density: density[k],
+                    heat: heat[k],
+                    wet: wet[k],
+                    wobbled: wobbled[k],
+                };
+                self.finish(noise, pairs[k], |region| biomes[&region])
+            })
+            .collect()
+    }
+}
+
+impl ChunkData {
+    fn push_vertex(&mut self, position: [f32; 3], normal: [f64; 3], sample: &Sample) {
+        self.min_height = self.min_height.min(position[1]);
+        self.max_height = self.max_height.max(position[1]);
+        self.positions.push(position);
+        self.normals.push(normal.map(|v| v as f32));
+        self.colors.push(sample.color);
+        self.biomes.push(sample.biome as u16);
+    }
+
+    /// World position of vertex `index` (`origin` plus the relative position, in `f64`).
+    ///
+    /// # Panics
+    /// If `index` is not below the vertex count.
+    #[must_use]
+    pub fn world_position(&self, index: usize) -> [f64; 3] {
+        let p = self.positions[index];
+        [
+            self.origin[0] + f64::from(p[0]),
+            f64::from(p[1]),
+            self.origin[1] + f64::from(p[2]),
+        ]
+    }
+}
+
+fn sub(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
+}
+
+fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+    [
+        a[1] * b[2] - a[2] * b[1],
+        a[2] * b[0] - a[0] * b[2],
+        a[0] * b[1] - a[1] * b[0],
+    ]
+}
+
+fn normalize(v: [f64; 3]) -> [f64; 3] {
+    let length = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+    v.map(|c| c / length)
+}

@@ -1,0 +1,36 @@
+//! Seeded, infinite, bit-exact procedural biome worlds, without an engine.
+//!
+//! `biome_core` implements the recipe of the tutorial "Procedural Biome Generation: Simplex Noise &
+//! Domain Warping": Simplex noise → fBm → domain warp → ridged/billow → climate → Whittaker-style
+//! biome table → Voronoi regions with wobbled, blended borders → a density stack → trees.
+//!
+//! - [`tutorial`]: the tutorial's functions one to one, giving the same bits as its JavaScript.
+//! - [`batch`]: the same functions over many points at once, SIMD where the CPU has it, same bits.
+//! - [`density`]: the density stack as a serializable node graph.
+//! - [`world`]: [`WorldSettings`](world::WorldSettings) (with RON presets) and the infinite
+//!   [`World`](world::World), sampled anywhere.
+//! - [`chunk`] and [`trees`]: chunks as mesh data with trees, seamless and deterministic.
+//!
+//! ```
+//! use biome_core::chunk::{ChunkCoord, ChunkLayout};
+//! use biome_core::world::{World, WorldSettings};
+//!
+//! let world = World::new(WorldSettings { seed: 7, ..Default::default() }).unwrap();
+//! let here = world.sample(120.0, -40.0);
+//! println!("{} at {:.1} m", world.settings().biomes.biomes[here.biome].name, here.height);
+//! let chunk = world.build_chunk(ChunkCoord::new(0, 0), &ChunkLayout::default());
+//! assert_eq!(chunk.positions.len(), 65 * 65);
+//! ```
+
+pub mod batch;
+pub mod chunk;
+pub mod density;
+mod hash;
+pub mod trees;
+pub mod tutorial;
+pub mod world;
+
+pub use chunk::{ChunkCoord, ChunkData, ChunkLayout, MeshStyle};
+pub use density::{DensityField, DensityNode, Shape};
+pub use trees::{Tree, TreeInstance};
+pub use world::{Sample, Surface, World, WorldSettings};

@@ -1,0 +1,219 @@
+//! Trees, placed per world position: one candidate spot per cell of a jittered grid seeded by the
+//! cell's coordinates, kept or dropped by the biome, the surface, the slope and a forest-clumping
+//! field. A tree belongs to exactly the chunk that contains it, so chunks never duplicate or lose
+//! one at a border, and spots in neighbouring cells stay `(1 - jitter) * spacing` apart.
+
+use serde::{Deserialize, Serialize};
+
+use crate::hash::{hash_cell, salt, unit};
+use crate::tutorial::fbm;
+use crate::world::{SiteCache, Surface, TreeSpecies, World, seed_offsets, smoothstep};
+
+/// A tree in world space.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Tree {
+    /// Base of the trunk `(x, height, z)`, world units.
+    pub position: [f64; 3],
+    /// What grows here.
+    pub species: TreeSpecies,
+    /// Size factor (1 is the species' usual size).
+    pub scale: f32,
+    /// Rotation about the vertical axis, radians.
+    pub yaw: f32,
+}
+
+/// A tree on a chunk, positioned relative to the chunk's origin.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TreeInstance {
+    /// Base of the trunk `(x, height, z)` relative to [`crate::chunk::ChunkData::origin`].
+    pub position: [f32; 3],
+    /// What grows here.
+    pub species: TreeSpecies,
+    /// Size factor (1 is the species' usual size).
+    pub scale: f32,
+    /// Rotation about the vertical axis, radians.
+    pub yaw: f32,
+}
+
+impl Tree {
+    /// The tree relative to a chunk origin.
+    #[must_use]
+    pub fn relative_to(&self, origin: [f64; 2]) -> TreeInstance {
+        TreeInstance {
+            position: [
+                (self.position[0] - origin[0]) as f32,
+                self.position[1] as f32,
+                (self.position[2] - origin[1]) as f32,
+            ],
+            species: self.species,
+            scale: self.scale,
+            yaw: self.yaw,
+        }
+    }
+}
+
+/// Distance (world units) over which slope is measured.
+const SLOPE_STEP: f64 = 1.0;
+/// Frequency of the forest-clumping field, 1 / world units: forests a few hundred units across.
+const FOREST_SCALE: f64 = 0.006;
+
+impl World {
+    /// Every tree standing in `[min.x, max.x) × [min.z, max.z)`, ordered by grid row then column.
+    #[must_use]
+    pub fn trees_in_rect(&self, min: [f64; 2], max: [f64; 2]) -> Vec<Tree> {
+        let cache = SiteCache::covering(*self.regions(), min[0], min[1], max[0], max[1], 3);
+        self.trees_in(min, max, &cache)
+    }
+
+    pub(crate) fn trees_in(&self, min: [f64; 2], max: [f64; 2], cache: &SiteCache) -> Vec<Tree> {
+        let settings = self.settings();
+        let trees = &settings.trees;
+        if !trees.enabled {
+            return Vec::new();
+        }
+        let seed = settings.seed + seed_offsets::TREES;
+        let biomes = &settings.biomes.biomes;
+        let densest = biomes.iter().map(|b| b.tree_density).fold(0.0, f64::max);
+        // The clumping field scales a biome's density by at most 1 + clumping.
+        let keep_limit = densest * (1.0 + trees.clumping);
+
+        // Spots stay inside their cells, so only cells overlapping the rectangle can contribute.
+        let cell = |v: f64| (v / trees.spacing).floor() as i64;
+        let mut spots = Vec::new();
+        for cz in cell(min[1])..=cell(max[1]) {
+            for cx in cell(min[0])..=cell(max[0]) {
+                let keep = unit(hash_cell(seed, cx, cz, salt::TREE_KEEP));
+                if keep >= keep_limit {
+                    continue;
+                }
+                let offset = |salt| (unit(hash_cell(seed, cx, cz, salt)) - 0.5) * trees.jitter;
+                let x = (cx as f64 + 0.5 + offset(salt::TREE_X)) * trees.spacing;
+                let z = (cz as f64 + 0.5 + offset(salt::TREE_Z)) * trees.spacing;
+                if (min[0]..max[0]).contains(&x) && (min[1]..max[1]).contains(&z) {
+                    spots.push((cx, cz, x, z, keep));
+                }
+            }
+        }
+        if spots.is_empty() {
+            return Vec::new();
+        }
+
+        // One batch for each spot and its two slope neighbours.
+        let n = spots.len();
+        let mut xs = Vec::with_capacity(3 * n);
+        let mut zs = Vec::with_capacity(3 * n);
+        for &(_, _, x, z, _) in &spots {
+            xs.extend_from_slice(&[x, x + SLOPE_STEP, x]);
+            zs.extend_from_slice(&[z, z, z + SLOPE_STEP]);
+        }
+        let mut density = vec![0.0; 3 * n];
+        self.batch_density(&xs, &zs, cache, &mut density);
+        let spot_x: Vec<f64> = spots.iter().map(|s| s.2).collect();
+        let spot_z: Vec<f64> = spots.iter().map(|s| s.3).collect();
+        let spot_density: Vec<f64> = (0..n).map(|k| density[3 * k]).collect();
+        let samples = self.samples_with_density(&spot_x, &spot_z, &spot_density, cache);
+
+        let height_scale = settings.terrain.height_scale;
+        let max_gradient = trees.max_slope_degrees.to_radians().tan();
+        let mut out = Vec::new();
+        for (k, &(cx, cz, x, z, keep)) in spots.iter().enumerate() {
+            let sample = &samples[k];
+            if !matches!(sample.surface, Surface::Land | Surface::Snow) {
+                continue;
+            }
+            let gx = (density[3 * k + 1] - density[3 * k]) * height_scale / SLOPE_STEP;
+            let gz = (density[3 * k + 2] - density[3 * k]) * height_scale / SLOPE_STEP;
+            if (gx * gx + gz * gz).sqrt() > max_gradient {
+                continue;
+            }
+            let draw = hash_cell(seed, cx, cz, salt::TREE_SPECIES);
+            // Near a border, trees come from either region in the colour's proportion.
+            let biome = if unit(draw) < sample.blend {
+                sample.biome
+            } else {
+                sample.second_biome
+            };
+            let biome = &biomes[biome];
+            let forest = fbm(
+                &self.forests,
+                x * FOREST_SCALE,
+                z * FOREST_SCALE,
+                2,
+                0.5,
+                2.0,
+            );
+            let clump = 1.0 - trees.clumping + trees.clumping * 2.0 * smoothstep(-0.3, 0.3, forest);
+            if keep >= biome.tree_density * clump {
+                continue;
+            }
+            let Some(species) = pick_species(&biome.trees, unit(draw.rotate_left(32))) else {
+                continue;
+            };
+            let species = match (sample.surface, species) {
+                (Surface::Snow, TreeSpecies::Conifer | TreeSpecies::SnowyConifer) => {
+                    TreeSpecies::SnowyConifer
+                }
+                (Surface::Snow, _) => continue,
+                (_, species) => species,
+            };
+            let shape = hash_cell(seed, cx, cz, salt::TREE_SHAPE);
+            let size = unit(shape);
+            out.push(Tree {
+                position: [x, sample.height, z],
+                species,
+                scale: (trees.min_scale + (trees.max_scale - trees.min_scale) * size) as f32,
+                yaw: (unit(shape.rotate_left(32)) * std::f64::consts::TAU) as f32,
+            });
+        }
+        out
+    }
+}
+
+/// Picks a species by weight with a draw in `0..1`; `None` if no species has weight.
+fn pick_species(choices: &[crate::world::SpeciesWeight], draw: f64) -> Option<TreeSpecies> {
+    let total: f64 = choices.iter().map(|c| c.weight).sum();
+    if total <= 0.0 {
+        return None;
+    }
+    let mut left = draw * total;
+    for choice in choices {
+        if left < choice.weight {
+            return Some(choice.species);
+        }
+        left -= choice.weight;
+    }
+    choices
+        .iter()
+        .rev()
+        .find(|c| c.weight > 0.0)
+        .map(|c| c.species)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::world::SpeciesWeight;
+
+    #[test]
+    fn species_follow_their_weights() {
+        let choices = [
+            SpeciesWeight {
+                species: TreeSpecies::Palm,
+                weight: 1.0,
+            },
+            SpeciesWeight {
+                species: TreeSpecies::Cactus,
+                weight: 0.0,
+            },
+            SpeciesWeight {
+                species: TreeSpecies::Birch,
+                weight: 3.0,
+            },
+        ];
+        assert_eq!(pick_species(&choices, 0.0), Some(TreeSpecies::Palm));
+        assert_eq!(pick_species(&choices, 0.24), Some(TreeSpecies::Palm));
+        assert_eq!(pick_species(&choices, 0.26), Some(TreeSpecies::Birch));
+        assert_eq!(pick_species(&choices, 0.999_999), Some(TreeSpecies::Birch));
+        assert_eq!(pick_species(&choices[1..2], 0.5), None);
+    }
+}

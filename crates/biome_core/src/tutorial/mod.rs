@@ -1,0 +1,578 @@
+//! The tutorial's functions, one to one, under their Rust names.
+//!
+//! Everything here is `f64` and follows the tutorial's JavaScript operation by operation, so it
+//! gives the same bits as the JavaScript (and as its C# and C++ built with `-ffp-contract=off`).
+//! The golden test in `tests/golden.rs` checks that against vectors the JavaScript produced.
+//!
+//! # Seeds
+//! Seeds follow the JavaScript arithmetic: a seed is an integer of type `i64` and nothing wraps
+//! at `i32::MAX`, so `seed + 1` of `2147483647` is `2147483648` (the C# and C++ listings take an
+//! `int` and would overflow there). Seeds are exact for magnitudes up to 2^53, JavaScript's safe
+//! integers.
+//!
+//! # Fast paths
+//! [`Simplex::noise_points`], [`Simplex::fbm_points`] and [`Simplex::domain_warp_points`] in
+//! [`crate::batch`] compute the same functions over many points at once with SIMD lanes and give
+//! identical bits.
+
+mod nodes;
+
+pub use nodes::{cell_node, clamp_node, mix_node, simplex_node, warp_node};
+use rand_core::{RngCore, SeedableRng};
+
+/// The modulus of the Lehmer generator (2^31 - 1, a prime).
+const MODULUS: i64 = 2_147_483_647;
+/// The multiplier of the Lehmer generator (MINSTD).
+const MULTIPLIER: i64 = 16_807;
+
+/// The tutorial's `SeededRandom`: a Lehmer (MINSTD) generator, same seed, same sequence.
+///
+/// It also implements [`rand_core::RngCore`] and [`rand_core::SeedableRng`], so the rand
+/// ecosystem can draw from it; those draws do not change what [`SeededRandom::next`] and
+/// [`SeededRandom::next_float`] return. Its quality is MINSTD's: fine for worlds, not for secrets.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SeededRandom {
+    state: i64,
+}
+
+impl SeededRandom {
+    /// Starts the sequence for `seed`. Seeds of 0 or below are moved into range exactly like the
+    /// tutorial does (`seed % 2147483647`, then `+ 2147483646` if that is not positive).
+    #[must_use]
+    pub fn new(seed: i64) -> Self {
+        let mut state = seed % MODULUS;
+        if state <= 0 {
+            state += MODULUS - 1;
+        }
+        Self { state }
+    }
+
+    /// The next integer of the sequence, in `1..=2147483646`.
+    // The tutorial's name; this is no `Iterator`.
+    #[allow(clippy::should_implement_trait)]
+    pub fn next(&mut self) -> i64 {
+        self.state = self.state * MULTIPLIER % MODULUS;
+        self.state
+    }
+
+    /// The next float of the sequence, in `0.0..1.0`.
+    pub fn next_float(&mut self) -> f64 {
+        (self.next() - 1) as f64 / (MODULUS - 1) as f64
+    }
+}
+
+impl RngCore for SeededRandom {
+    fn next_u32(&mut self) -> u32 {
+        // Each step yields 31 bits; the top 16 of two steps make one well-spread u32.
+        let high = (self.next() >> 15) as u32 & 0xffff;
+        let low = (self.next() >> 15) as u32 & 0xffff;
+        high << 16 | low
+    }
+
+    fn next_u64(&mut self) -> u64 {
+        u64::from(self.next_u32()) << 32 | u64::from(self.next_u32())
+    }
+
+    fn fill_bytes(&mut self, dst: &mut [u8]) {
+        for chunk in dst.chunks_mut(4) {
+            let bytes = self.next_u32().to_le_bytes();
+            chunk.copy_from_slice(&bytes[..chunk.len()]);
+        }
+    }
+}
+
+impl SeedableRng for SeededRandom {
+    type Seed = [u8; 8];
+
+    /// The seed's bytes are a little-endian `i64` passed to [`SeededRandom::new`].
+    fn from_seed(seed: Self::Seed) -> Self {
+        Self::new(i64::from_le_bytes(seed))
+    }
+
+    /// `seed_from_u64(42)` gives the tutorial's sequence for seed 42.
+    fn seed_from_u64(state: u64) -> Self {
+        Self::new(state as i64)
+    }
+}
+
+/// Skew factor for 2D: `0.5 * (sqrt(3) - 1)`, written as its exact `f64`.
+pub const F2: f64 = 0.366_025_403_784_438_6;
+/// Unskew factor for 2D: `(3 - sqrt(3)) / 6`, written as its exact `f64`.
+pub const G2: f64 = 0.211_324_865_405_187_13;
+/// The 8 gradient directions: 4 diagonals and 4 axes.
+pub const GRAD2: [[f64; 2]; 8] = [
+    [1.0, 1.0],
+    [-1.0, 1.0],
+    [1.0, -1.0],
+    [-1.0, -1.0],
+    [1.0, 0.0],
+    [-1.0, 0.0],
+    [0.0, 1.0],
+    [0.0, -1.0],
+];
+
+/// Bytes in [`Simplex`]'s corner table: 256 × 256 entries plus 3 so that a 4-byte SIMD gather at
+/// the last entry stays inside.
+pub(crate) const CORNER_TABLE_LEN: usize = 256 * 256 + 3;
+
+/// The tutorial's 2D Simplex noise with a seeded, shuffled permutation table.
+#[derive(Clone)]
+pub struct Simplex {
+    /// The permutation, doubled so `p[a + p[b]]` never runs off the end.
+    p: [u8; 512],
+    /// `p[a + p[b]] & 7` for every `a, b` in `0..256`: one lookup per corner for the batch path.
+    pub(crate) corner_gradients: Box<[u8]>,
+}
+
+impl std::fmt::Debug for Simplex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Simplex")
+            .field("permutation", &&self.p[..256])
+            .finish_non_exhaustive()
+    }
+}
+
+impl Simplex {
+    /// Builds the permutation table for `seed` with the tutorial's Fisher–Yates shuffle.
+    #[must_use]
+    pub fn new(seed: i64) -> Self {
+        let mut random = SeededRandom::new(seed);
+        let mut permutation: [u8; 256] = std::array::from_fn(|i| i as u8);
+        for i in (1..256usize).rev() {
+            let j = (random.next_float() * (i + 1) as f64).floor() as usize;
+            permutation.swap(i, j);
+        }
+        let p: [u8; 512] = std::array::from_fn(|i| permutation[i & 255]);
+        let mut corner_gradients = vec![0u8; CORNER_TABLE_LEN].into_boxed_slice();
+        for a in 0..256 {
+            for b in 0..256 {
+                corner_gradients[a << 8 | b] = p[a + usize::from(p[b])] & 7;
+            }
+        }
+        Self {
+            p,
+            corner_gradients,
+        }
+    }
+
+    /// The shuffled permutation of `0..256` (the first half of the doubled table).
+    #[must_use]
+    pub fn permutation(&self) -> &[u8] {
+        &self.p[..256]
+    }
+
+    /// 2D Simplex noise at `(x, y)`, roughly in `-1..1`.
+    #[must_use]
+    pub fn noise(&self, x: f64, y: f64) -> f64 {
+        let s = (x + y) * F2;
+        let i = (x + s).floor();
+        let j = (y + s).floor();
+        let t = (i + j) * G2;
+        let x0 = x - (i - t);
+        let y0 = y - (j - t);
+
+        let (i1, j1): (usize, usize) = if x0 > y0 { (1, 0) } else { (0, 1) };
+        let x1 = x0 - i1 as f64 + G2;
+        let y1 = y0 - j1 as f64 + G2;
+        let x2 = x0 - 1.0 + 2.0 * G2;
+        let y2 = y0 - 1.0 + 2.0 * G2;
+
+        let ii = wrap_256(i);
+        let jj = wrap_256(j);
+        let p = &self.p;
+        let n0 = corner(p[ii + usize::from(p[jj])], x0, y0);
+        let n1 = corner(p[ii + i1 + usize::from(p[jj + j1])], x1, y1);
+        let n2 = corner(p[ii + 1 + usize::from(p[jj + 1])], x2, y2);
+        70.0 * (n0 + n1 + n2)
+    }
+}
+
+/// JavaScript's `i & 255` for an integral `f64`: `ToInt32` wraps modulo 2^32, so this is `i`
+/// modulo 256, and 0 for NaN and the infinities. At 2^60 and above every `f64` is a multiple of
+/// 256, so the answer there is 0 as well.
+#[inline]
+pub(crate) fn wrap_256(i: f64) -> usize {
+    const EVERY_F64_IS_A_MULTIPLE_OF_256: f64 = 1_152_921_504_606_846_976.0; // 2^60
+    if i.abs() < EVERY_F64_IS_A_MULTIPLE_OF_256 {
+        (i as i64 & 255) as usize
+    } else {
+        0
+    }
+}
+
+/// One corner's contribution: `(0.5 - d²)^4 * dot(gradient, offset)`, or 0 beyond `sqrt(0.5)`.
+#[inline]
+fn corner(hash: u8, x: f64, y: f64) -> f64 {
+    let mut t = 0.5 - x * x - y * y;
+    if t < 0.0 {
+        return 0.0;
+    }
+    t *= t;
+    let g = GRAD2[usize::from(hash & 7)];
+    t * t * (g[0] * x + g[1] * y)
+}
+
+/// Fractal Brownian motion: `octaves` layers of noise, each `lacunarity` times the frequency and
+/// `persistence` times the amplitude of the one before, divided back into `-1..1`.
+///
+/// The tutorial's defaults are `octaves = 4`, `persistence = 0.5`, `lacunarity = 2.0`
+/// ([`FbmParams::default`](crate::batch::FbmParams)).
+#[must_use]
+pub fn fbm(
+    simplex: &Simplex,
+    x: f64,
+    y: f64,
+    octaves: u32,
+    persistence: f64,
+    lacunarity: f64,
+) -> f64 {
+    let mut total = 0.0;
+    let mut frequency = 1.0;
+    let mut amplitude = 1.0;
+    let mut max_value = 0.0;
+    for i in 0..octaves {
+        let offset = f64::from(i * 2);
+        total += simplex.noise((x + offset) * frequency, (y + offset) * frequency) * amplitude;
+        max_value += amplitude;
+        amplitude *= persistence;
+        frequency *= lacunarity;
+    }
+    total / max_value
+}
+
+/// [`fbm`] with the tutorial's default parameters (4 octaves, persistence 0.5, lacunarity 2).
+#[must_use]
+pub fn fbm4(simplex: &Simplex, x: f64, y: f64) -> f64 {
+    fbm(simplex, x, y, 4, 0.5, 2.0)
+}
+
+/// Inigo Quilez's domain warp: `fbm(p)` for `levels` 0, `fbm(p + strength * q)` for 1, and
+/// `fbm(p + strength * r)` with `r` sampled at the already-pushed point for 2.
+///
+/// The tutorial's defaults are `strength = 4`, `frequency = 1`, `levels = 1`; levels above 2
+/// behave as 2, like the tutorial's `levels >= 2`.
+#[must_use]
+pub fn domain_warp(
+    simplex: &Simplex,
+    x: f64,
+    y: f64,
+    strength: f64,
+    frequency: f64,
+    levels: u32,
+) -> f64 {
+    let mut qx = 0.0;
+    let mut qy = 0.0;
+    if levels >= 1 {
+        qx = fbm4(simplex, x * frequency, y * frequency);
+        qy = fbm4(simplex, x * frequency + 5.2, y * frequency + 1.3);
+    }
+    if levels >= 2 {
+        let px = (x + strength * qx) * frequency;
+        let py = (y + strength * qy) * frequency;
+        qx = fbm4(simplex, px + 1.7, py + 9.2);
+        qy = fbm4(simplex, px + 8.3, py + 2.8);
+    }
+    fbm4(simplex, x + strength * qx, y + strength * qy)
+}
+
+/// Folds noise at zero and flips it: sharp ridges where the noise crosses 0.
+#[must_use]
+pub fn ridged(value: f64) -> f64 {
+    let r = 1.0 - value.abs();
+    r * r * 2.0 - 1.0
+}
+
+/// Folds noise at zero: soft round bumps with sharp creases between them.
+#[must_use]
+pub fn billow(value: f64) -> f64 {
+    value.abs() * 2.0 - 1.0
+}
+
+/// JavaScript's `Math.max`: NaN wins, and `+0` is greater than `-0`.
+#[inline]
+#[must_use]
+pub(crate) fn js_max(a: f64, b: f64) -> f64 {
+    if a.is_nan() || b.is_nan() {
+        f64::NAN
+    } else if a > b || (a == b && a.is_sign_positive()) {
+        a
+    } else {
+        b
+    }
+}
+
+/// JavaScript's `Math.min`: NaN wins, and `-0` is less than `+0`.
+#[inline]
+#[must_use]
+pub(crate) fn js_min(a: f64, b: f64) -> f64 {
+    if a.is_nan() || b.is_nan() {
+        f64::NAN
+    } else if a < b || (a == b && a.is_sign_negative()) {
+        a
+    } else {
+        b
+    }
+}
+
+/// Clamps to `0..=1` with JavaScript's `Math.min(1, Math.max(0, value))`.
+#[must_use]
+pub fn clamp01(value: f64) -> f64 {
+    js_min(1.0, js_max(0.0, value))
+}
+
+/// Temperature and moisture at one point, each in `0..=1`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Climate {
+    /// 0 is frozen, 1 is scorching.
+    pub temperature: f64,
+    /// 0 is bone dry, 1 is soaked.
+    pub moisture: f64,
+}
+
+/// The tutorial's climate: two 3-octave fBm fields, with temperature dropping by
+/// `height * chill` above sea level (`height > 0`). The tutorial's default `chill` is 0.5.
+#[must_use]
+pub fn climate_at(
+    heat_noise: &Simplex,
+    wet_noise: &Simplex,
+    x: f64,
+    y: f64,
+    height: f64,
+    chill: f64,
+) -> Climate {
+    climate_from_noise(
+        fbm(heat_noise, x, y, 3, 0.5, 2.0),
+        fbm(wet_noise, x, y, 3, 0.5, 2.0),
+        height,
+        chill,
+    )
+}
+
+/// [`climate_at`] from its two fBm values, for callers that computed them in a batch.
+#[must_use]
+pub fn climate_from_noise(heat: f64, wet: f64, height: f64, chill: f64) -> Climate {
+    let mut temperature = 0.5 + heat;
+    if height > 0.0 {
+        temperature -= height * chill;
+    }
+    let moisture = 0.5 + wet;
+    Climate {
+        temperature: clamp01(temperature),
+        moisture: clamp01(moisture),
+    }
+}
+
+/// The tutorial's 3 × 3 biome table, row by row from cold to hot, each row from dry to wet.
+pub const BIOMES: [&str; 9] = [
+    "Tundra",
+    "Taiga",
+    "Snowy Forest",
+    "Plains",
+    "Forest",
+    "Swamp",
+    "Desert",
+    "Savanna",
+    "Rainforest",
+];
+
+/// Counts the thresholds each value reaches: temperature picks the row, moisture the column.
+/// The tutorial's default limits are `[0.4, 0.6]` for both.
+#[must_use]
+pub fn pick_biome(
+    temperature: f64,
+    moisture: f64,
+    heat_limits: &[f64],
+    wet_limits: &[f64],
+) -> usize {
+    let row = heat_limits
+        .iter()
+        .take_while(|&&limit| temperature >= limit)
+        .count();
+    let col = wet_limits
+        .iter()
+        .take_while(|&&limit| moisture >= limit)
+        .count();
+    row * (wet_limits.len() + 1) + col
+}
+
+/// `count` seeded sites scattered over `width × height`, as `[x, y]`.
+#[must_use]
+pub fn make_sites(count: usize, width: f64, height: f64, seed: i64) -> Vec<[f64; 2]> {
+    let mut random = SeededRandom::new(seed);
+    (0..count)
+        .map(|_| {
+            let x = random.next_float() * width;
+            let y = random.next_float() * height;
+            [x, y]
+        })
+        .collect()
+}
+
+/// The nearest and second-nearest sites to a point, with their distances (F1 and F2).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct NearestTwo {
+    /// Index of the nearest site.
+    pub nearest: usize,
+    /// Index of the second-nearest site.
+    pub second: usize,
+    /// Distance to the nearest site (F1).
+    pub d1: f64,
+    /// Distance to the second-nearest site (F2).
+    pub d2: f64,
+}
+
+/// Brute-force search for the two sites nearest to `(x, y)`; ties keep the lower index.
+#[must_use]
+pub fn nearest_two(sites: &[[f64; 2]], x: f64, y: f64) -> NearestTwo {
+    let mut found = NearestTwo {
+        nearest: 0,
+        second: 0,
+        d1: f64::INFINITY,
+        d2: f64::INFINITY,
+    };
+    for (i, site) in sites.iter().enumerate() {
+        let dx = x - site[0];
+        let dy = y - site[1];
+        let d = (dx * dx + dy * dy).sqrt();
+        if d < found.d1 {
+            found.second = found.nearest;
+            found.d2 = found.d1;
+            found.nearest = i;
+            found.d1 = d;
+        } else if d < found.d2 {
+            found.second = i;
+            found.d2 = d;
+        }
+    }
+    found
+}
+
+/// Which two cells a point blends between, and how much of the nearest one it takes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CellBlend {
+    /// Index of the nearest site (after the wobble).
+    pub nearest: usize,
+    /// Index of the second-nearest site.
+    pub second: usize,
+    /// Share of `nearest` in `0.5..=1`: 0.5 on the border, 1 deep inside the cell.
+    pub weight: f64,
+}
+
+/// The border blend from F1 and F2: a smoothstep over `blend_width`, from 0.5 on the border to 1.
+#[must_use]
+pub fn blend_weight(d1: f64, d2: f64, blend_width: f64) -> f64 {
+    let t = if blend_width > 0.0 {
+        js_min(1.0, (d2 - d1) / blend_width)
+    } else {
+        1.0
+    };
+    0.5 + 0.5 * t * t * (3.0 - 2.0 * t)
+}
+
+/// The tutorial's wobbled, blended cell lookup: the point is pushed by `wobble` times a 3-octave
+/// fBm (sampled at `frequency`; the tutorial's default is 0.02) before the nearest two sites are
+/// found, and the weight comes from [`blend_weight`].
+#[must_use]
+pub fn cell_blend(
+    sites: &[[f64; 2]],
+    simplex: &Simplex,
+    x: f64,
+    y: f64,
+    wobble: f64,
+    blend_width: f64,
+    frequency: f64,
+) -> CellBlend {
+    let [wx, wy] = wobble_point(simplex, x, y, wobble, frequency);
+    let found = nearest_two(sites, wx, wy);
+    CellBlend {
+        nearest: found.nearest,
+        second: found.second,
+        weight: blend_weight(found.d1, found.d2, blend_width),
+    }
+}
+
+/// The lookup point of [`cell_blend`]: `(x, y)` pushed by `wobble` times two 3-octave fBm fields.
+#[must_use]
+pub fn wobble_point(simplex: &Simplex, x: f64, y: f64, wobble: f64, frequency: f64) -> [f64; 2] {
+    let wx = x + wobble * fbm(simplex, x * frequency, y * frequency, 3, 0.5, 2.0);
+    let wy = y + wobble
+        * fbm(
+            simplex,
+            x * frequency + 5.2,
+            y * frequency + 1.3,
+            3,
+            0.5,
+            2.0,
+        );
+    [wx, wy]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn skew_constants_are_the_formulas() {
+        assert_eq!(F2.to_bits(), (0.5 * (3f64.sqrt() - 1.0)).to_bits());
+        assert_eq!(G2.to_bits(), ((3.0 - 3f64.sqrt()) / 6.0).to_bits());
+    }
+
+    #[test]
+    fn seeds_do_not_wrap_at_i32_max() {
+        let mut above = SeededRandom::new(2_147_483_648);
+        // 2147483648 % 2147483647 = 1: the same sequence as seed 1, as in JavaScript.
+        let mut one = SeededRandom::new(1);
+        assert_eq!(above.next(), one.next());
+        assert_ne!(
+            Simplex::new(2_147_483_647).permutation(),
+            Simplex::new(-1).permutation()
+        );
+    }
+
+    #[test]
+    fn non_positive_seeds_are_moved_into_range() {
+        assert_eq!(SeededRandom::new(0).state, 2_147_483_646);
+        assert_eq!(SeededRandom::new(-5).state, 2_147_483_641);
+    }
+
+    #[test]
+    fn wrap_256_matches_javascript_to_int32() {
+        assert_eq!(wrap_256(-1.0), 255);
+        assert_eq!(wrap_256(256.0), 0);
+        assert_eq!(wrap_256(-257.0), 255);
+        assert_eq!(wrap_256(4_294_967_297.0), 1);
+        assert_eq!(wrap_256(f64::NAN), 0);
+        assert_eq!(wrap_256(f64::INFINITY), 0);
+        assert_eq!(wrap_256(1e300), 0);
+    }
+
+    #[test]
+    fn js_min_max_order_signed_zeros() {
+        assert!(js_max(0.0, -0.0).is_sign_positive());
+        assert!(js_max(-0.0, 0.0).is_sign_positive());
+        assert!(js_min(0.0, -0.0).is_sign_negative());
+        assert!(clamp01(f64::NAN).is_nan());
+        assert_eq!(clamp01(-3.0), 0.0);
+        assert_eq!(clamp01(3.0), 1.0);
+    }
+
+    #[test]
+    fn rand_core_draws_leave_the_tutorial_sequence_reproducible() {
+        let mut a = SeededRandom::seed_from_u64(42);
+        let mut b = SeededRandom::new(42);
+        assert_eq!(a.next_float().to_bits(), b.next_float().to_bits());
+        let mut bytes = [0u8; 7];
+        a.fill_bytes(&mut bytes);
+        assert_ne!(bytes, [0; 7]);
+        assert_ne!(a.next_u64(), a.next_u64());
+    }
+
+    #[test]
+    fn pick_biome_counts_reached_limits() {
+        let limits = [0.4, 0.6];
+        assert_eq!(pick_biome(0.0, 0.0, &limits, &limits), 0);
+        assert_eq!(pick_biome(0.4, 0.6, &limits, &limits), 5);
+        assert_eq!(pick_biome(1.0, 1.0, &limits, &limits), 8);
+        assert_eq!(BIOMES[pick_biome(0.7, 0.1, &limits, &limits)], "Desert");
+    }
+}

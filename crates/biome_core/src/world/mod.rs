@@ -1,0 +1,409 @@
+//! The infinite world: [`WorldSettings`] compiled into a [`World`] that answers, for any world
+//! position, height, climate, biome, region, surface and colour.
+//!
+//! Every answer is a pure function of the settings (seed included) and the position, so chunks
+//! built alone, in any order, on any thread, agree at their borders. Coordinates up to
+//! ±10,000,000 world units are exact and seamless: cell math runs in `i64` and `f64`, and the
+//! tests sample out there.
+
+mod regions;
+mod settings;
+
+pub(crate) use regions::SiteCache;
+pub use regions::{RegionGrid, RegionId, RegionPair};
+pub use settings::{
+    Biome, BiomeTable, ClimateSettings, PresetError, RegionSettings, Rgb, SettingsError,
+    SpeciesWeight, SurfaceSettings, TerrainSettings, TreeSettings, TreeSpecies, WorldSettings,
+    limits,
+};
+
+use serde::{Deserialize, Serialize};
+
+use crate::density::{DensityField, Sites};
+use crate::tutorial::{
+    Climate, Simplex, blend_weight, climate_from_noise, fbm, pick_biome, wobble_point,
+};
+
+/// Seed offsets of the world's fields (the tutorial's climate uses `seed + 1` and `seed + 2`).
+pub mod seed_offsets {
+    /// Temperature noise.
+    pub const HEAT: i64 = 1;
+    /// Moisture noise.
+    pub const WET: i64 = 2;
+    /// Region border wobble.
+    pub const WOBBLE: i64 = 5;
+    /// Region site scattering.
+    pub const SITES: i64 = 6;
+    /// Tree spots.
+    pub const TREES: i64 = 7;
+    /// Forest clumping noise.
+    pub const FORESTS: i64 = 8;
+}
+
+/// What covers the ground at a point, decided from height and cold before the biome.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Surface {
+    /// Below [`SurfaceSettings::deep_water`].
+    DeepWater,
+    /// Below sea level (0).
+    ShallowWater,
+    /// From sea level up to [`SurfaceSettings::beach`].
+    Beach,
+    /// Land showing its biome.
+    Land,
+    /// Land colder than [`SurfaceSettings::snow_temperature`].
+    Snow,
+}
+
+impl Surface {
+    /// Whether the ground is under water.
+    #[must_use]
+    pub fn is_water(self) -> bool {
+        matches!(self, Surface::DeepWater | Surface::ShallowWater)
+    }
+}
+
+/// Everything the world says about one position.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Sample {
+    /// Height in world units; 0 is sea level.
+    pub height: f64,
+    /// The density stack's value (height before [`TerrainSettings::height_scale`]).
+    pub density: f64,
+    /// Temperature and moisture, each 0 to 1, with mountain chill applied.
+    pub climate: Climate,
+    /// Index into [`BiomeTable::biomes`] of the region the point belongs to.
+    pub biome: usize,
+    /// Biome of the neighbouring region across the nearest border.
+    pub second_biome: usize,
+    /// Share of `biome` in the colour: 0.5 on a border, 1 deep inside the region.
+    pub blend: f64,
+    /// The region the point belongs to (nearest site after the border wobble).
+    pub region: RegionId,
+    /// The region across the nearest border.
+    pub second_region: RegionId,
+    /// Water, beach, land or snow.
+    pub surface: Surface,
+    /// Linear RGBA ground colour.
+    pub color: [f32; 4],
+}
+
+/// Linear RGB colours of the settings, ready for blending.
+#[derive(Clone, Debug)]
+struct Palette {
+    biomes: Vec<[f64; 3]>,
+    deep_water: [f64; 3],
+    shallow_water: [f64; 3],
+    beach: [f64; 3],
+    snow: [f64; 3],
+}
+
+/// A world: settings compiled once, then sampled anywhere from any thread.
+#[derive(Clone, Debug)]
+pub struct World {
+    settings: WorldSettings,
+    density: DensityField,
+    heat: Simplex,
+    wet: Simplex,
+    wobble: Simplex,
+    pub(crate) forests: Simplex,
+    regions: RegionGrid,
+    palette: Palette,
+}
+
+/// What a point needs besides its position to be finished into a [`Sample`]: the noise values
+/// the batch paths compute for many points at once.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PointNoise {
+    pub(crate) density: f64,
+    pub(crate) heat: f64,
+    pub(crate) wet: f64,
+    pub(crate) wobbled: [f64; 2],
+}
+
+impl World {
+    /// Validates `settings` and builds the world's noise tables.
+    ///
+    /// # Errors
+    /// The first setting out of range ([`WorldSettings::validate`]).
+    pub fn new(settings: WorldSettings) -> Result<Self, SettingsError> {
+        settings.validate()?;
+        let seed = settings.seed;
+        let surface = &settings.surface;
+        let palette = Palette {
+            biomes: settings
+                .biomes
+                .biomes
+                .iter()
+                .map(|b| b.color.to_linear())
+                .collect(),
+            deep_water: surface.deep_water_color.to_linear(),
+            shallow_water: surface.shallow_water_color.to_linear(),
+            beach: surface.beach_color.to_linear(),
+            snow: surface.snow_color.to_linear(),
+        };
+        Ok(Self {
+            density: DensityField::new(&settings.terrain.density, seed),
+            heat: Simplex::new(seed + seed_offsets::HEAT),
+            wet: Simplex::new(seed + seed_offsets::WET),
+            wobble: Simplex::new(seed + seed_offsets::WOBBLE),
+            forests: Simplex::new(seed + seed_offsets::FORESTS),
+            regions: RegionGrid::new(
+                seed + seed_offsets::SITES,
+                settings.regions.cell_size,
+                settings.regions.jitter,
+            ),
+            palette,
+            settings,
+        })
+    }
+
+    /// The settings this world was built from.
+    #[must_use]
+    pub fn settings(&self) -> &WorldSettings {
+        &self.settings
+    }
+
+    /// The compiled density stack (for previews of single nodes).
+    #[must_use]
+    pub fn density(&self) -> &DensityField {
+        &self.density
+    }
+
+    /// The region sites.
+    #[must_use]
+    pub fn regions(&self) -> &RegionGrid {
+        &self.regions
+    }
+
+    /// Height in world units at `(x, z)`; 0 is sea level. Cheaper than [`World::sample`].
+    #[must_use]
+    pub fn height_at(&self, x: f64, z: f64) -> f64 {
+        self.density.value(x, z, &self.regions) * self.settings.terrain.height_scale
+    }
+
+    /// Everything about `(x, z)`.
+    #[must_use]
+    pub fn sample(&self, x: f64, z: f64) -> Sample {
+        let climate_scale = self.settings.climate.scale;
+        let regions = &self.settings.regions;
+        let noise = PointNoise {
+            density: self.density.value(x, z, &self.regions),
+            heat: fbm(
+                &self.heat,
+                x * climate_scale,
+                z * climate_scale,
+                3,
+                0.5,
+                2.0,
+            ),
+            wet: fbm(&self.wet, x * climate_scale, z * climate_scale, 3, 0.5, 2.0),
+            wobbled: wobble_point(&self.wobble, x, z, regions.wobble, regions.wobble_scale),
+        };
+        let pair = self.regions.nearest_two(noise.wobbled[0], noise.wobbled[1]);
+        self.finish(noise, pair, |region| self.region_biome(region))
+    }
+
+    /// [`World::sample`] at every `(xs[k], zs[k])`, with the batch (SIMD) paths and one cache of
+    /// region sites: the same bits, several times faster for maps and minimaps.
+    ///
+    /// # Panics
+    /// If `xs` and `zs` differ in length.
+    #[must_use]
+    pub fn sample_points(&self, xs: &[f64], zs: &[f64]) -> Vec<Sample> {
+        assert_eq!(xs.len(), zs.len(), "xs and zs must have the same length");
+        let bounds = |values: &[f64]| {
+            values
+                .iter()
+                .filter(|v| v.is_finite())
+                .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| {
+                    (lo.min(v), hi.max(v))
+                })
+        };
+        let ((x0, x1), (z0, z1)) = (bounds(xs), bounds(zs));
+        // Wobbled lookups stray by up to a few wobble lengths; the cache falls back beyond it.
+        let reach = self.settings.regions.wobble * 3.0;
+        let cache = SiteCache::covering(
+            self.regions,
+            x0 - reach,
+            z0 - reach,
+            x1 + reach,
+            z1 + reach,
+            3,
+        );
+        self.samples(xs, zs, &cache)
+    }
+
+    /// The biome of `region`: the climate at its site picks it, as in the tutorial's Lab #4.
+    #[must_use]
+    pub fn region_biome(&self, region: RegionId) -> usize {
+        self.region_biome_at(self.regions.site(region))
+    }
+
+    pub(crate) fn region_biome_at(&self, [x, z]: [f64; 2]) -> usize {
+        let density = self.density.value(x, z, &self.regions);
+        let climate = self.climate_at(x, z, density);
+        let table = &self.settings.biomes;
+        pick_biome(
+            climate.temperature,
+            climate.moisture,
+            &table.heat_limits,
+            &table.wet_limits,
+        )
+    }
+
+    fn climate_at(&self, x: f64, z: f64, density: f64) -> Climate {
+        let scale = self.settings.climate.scale;
+        let heat = fbm(&self.heat, x * scale, z * scale, 3, 0.5, 2.0);
+        let wet = fbm(&self.wet, x * scale, z * scale, 3, 0.5, 2.0);
+        climate_from_noise(heat, wet, density, self.settings.climate.chill)
+    }
+
+    /// Turns one point's noise and its two nearest regions into a [`Sample`], with region biomes
+    /// from `region_biome` (a cache, say). Shared by [`World::sample`] and the chunk builder so
+    /// both give the same bits.
+    pub(crate) fn finish(
+        &self,
+        noise: PointNoise,
+        pair: RegionPair,
+        region_biome: impl Fn(RegionId) -> usize,
+    ) -> Sample {
+        let climate = climate_from_noise(
+            noise.heat,
+            noise.wet,
+            noise.density,
+            self.settings.climate.chill,
+        );
+        let biome = region_biome(pair.nearest);
+        let second_biome = region_biome(pair.second);
+        let blend = blend_weight(pair.d1, pair.d2, self.settings.regions.blend_width);
+        let surface = self.surface(noise.density, climate.temperature);
+        Sample {
+            height: noise.density * self.settings.terrain.height_scale,
+            density: noise.density,
+            climate,
+            biome,
+            second_biome,
+            blend,
+            region: pair.nearest,
+            second_region: pair.second,
+            surface,
+            color: self.color(
+                surface,
+                noise.density,
+                climate.temperature,
+                biome,
+                second_biome,
+                blend,
+            ),
+        }
+    }
+
+    fn surface(&self, density: f64, temperature: f64) -> Surface {
+        let s = &self.settings.surface;
+        if density < s.deep_water {
+            Surface::DeepWater
+        } else if density < 0.0 {
+            Surface::ShallowWater
+        } else if density < s.beach {
+            Surface::Beach
+        } else if temperature < s.snow_temperature {
+            Surface::Snow
+        } else {
+            Surface::Land
+        }
+    }
+
+    /// Ground colour: water and beach by depth, land blended across region borders, and land
+    /// fading into snow over a narrow band of temperature so snow lines are soft.
+    fn color(
+        &self,
+        surface: Surface,
+        density: f64,
+        temperature: f64,
+        biome: usize,
+        second_biome: usize,
+        blend: f64,
+    ) -> [f32; 4] {
+        let s = &self.settings.surface;
+        let p = &self.palette;
+        let rgb = match surface {
+            Surface::DeepWater => p.deep_water,
+            Surface::ShallowWater => {
+                let depth = (density / s.deep_water).clamp(0.0, 1.0);
+                lerp3(p.shallow_water, p.deep_water, depth)
+            }
+            Surface::Beach => p.beach,
+            Surface::Land | Surface::Snow => {
+                let land = lerp3(p.biomes[second_biome], p.biomes[biome], blend);
+                const SNOW_BAND: f64 = 0.04;
+                let snow = smoothstep(
+                    s.snow_temperature + SNOW_BAND,
+                    s.snow_temperature - SNOW_BAND,
+                    temperature,
+                );
+                lerp3(land, p.snow, snow)
+            }
+        };
+        [rgb[0] as f32, rgb[1] as f32, rgb[2] as f32, 1.0]
+    }
+
+    /// The climate and wobble noise of many points, with the batch paths: writes the heat and
+    /// moisture fBm and the wobbled lookup points for every `(xs[k], zs[k])`.
+    pub(crate) fn batch_noise(
+        &self,
+        xs: &[f64],
+        zs: &[f64],
+        heat: &mut [f64],
+        wet: &mut [f64],
+        wobbled: &mut [[f64; 2]],
+    ) {
+        use crate::batch::FbmParams;
+        let params = FbmParams::octaves(3);
+        let n = xs.len();
+        let climate_scale = self.settings.climate.scale;
+        let mut ax: Vec<f64> = xs.iter().map(|x| x * climate_scale).collect();
+        let mut az: Vec<f64> = zs.iter().map(|z| z * climate_scale).collect();
+        self.heat.fbm_points(&ax, &az, params, heat);
+        self.wet.fbm_points(&ax, &az, params, wet);
+
+        let regions = &self.settings.regions;
+        let mut qx = vec![0.0; n];
+        let mut qz = vec![0.0; n];
+        for k in 0..n {
+            ax[k] = xs[k] * regions.wobble_scale;
+            az[k] = zs[k] * regions.wobble_scale;
+        }
+        self.wobble.fbm_points(&ax, &az, params, &mut qx);
+        for k in 0..n {
+            ax[k] = xs[k] * regions.wobble_scale + 5.2;
+            az[k] = zs[k] * regions.wobble_scale + 1.3;
+        }
+        self.wobble.fbm_points(&ax, &az, params, &mut qz);
+        for k in 0..n {
+            wobbled[k] = [
+                xs[k] + regions.wobble * qx[k],
+                zs[k] + regions.wobble * qz[k],
+            ];
+        }
+    }
+
+    /// The density stack over many points, with region sites from `sites`.
+    pub(crate) fn batch_density(&self, xs: &[f64], zs: &[f64], sites: &dyn Sites, out: &mut [f64]) {
+        self.density.values(xs, zs, sites, out);
+    }
+}
+
+fn lerp3(a: [f64; 3], b: [f64; 3], t: f64) -> [f64; 3] {
+    [
+        a[0] + (b[0] - a[0]) * t,
+        a[1] + (b[1] - a[1]) * t,
+        a[2] + (b[2] - a[2]) * t,
+    ]
+}
+
+/// 0 at `edge0`, 1 at `edge1`, smooth between (either order).
+pub(crate) fn smoothstep(edge0: f64, edge1: f64, x: f64) -> f64 {
+    let t = ((x - edge0) / (edge1 - edge0)).clamp(0.0, 1.0);
+    t * t * (3.0 - 2.0 * t)
+}

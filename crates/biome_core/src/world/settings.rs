@@ -1,0 +1,792 @@
+//! [`WorldSettings`]: everything that shapes a world, with defaults, validation and RON presets.
+
+use std::fmt;
+use std::ops::RangeInclusive;
+
+use serde::{Deserialize, Serialize};
+
+use crate::density::{DensityNode, Shape};
+use crate::tutorial::BIOMES;
+
+/// The ranges [`WorldSettings::validate`] accepts, for sliders that must stay inside them.
+pub mod limits {
+    use std::ops::RangeInclusive;
+
+    /// World seeds: JavaScript's safe integers, so the tutorial's arithmetic stays exact.
+    pub const SEED: RangeInclusive<i64> = -9_007_199_254_740_991..=9_007_199_254_740_991;
+    /// Seed offsets of density nodes.
+    pub const SEED_OFFSET: RangeInclusive<i64> = -1_000_000..=1_000_000;
+    /// Frequencies (1 / world units) of noise fields.
+    pub const SCALE: RangeInclusive<f64> = 1e-6..=10.0;
+    /// Octaves of any fBm.
+    pub const OCTAVES: RangeInclusive<u32> = 1..=16;
+    /// fBm persistence.
+    pub const PERSISTENCE: RangeInclusive<f64> = 0.05..=1.0;
+    /// fBm lacunarity.
+    pub const LACUNARITY: RangeInclusive<f64> = 1.0..=4.0;
+    /// Warp levels.
+    pub const WARP_LEVELS: RangeInclusive<u32> = 0..=2;
+    /// Warp strength, world units.
+    pub const WARP_STRENGTH: RangeInclusive<f64> = 0.0..=10_000.0;
+    /// Values of constants, clamp bounds and similar node values.
+    pub const NODE_VALUE: RangeInclusive<f64> = -100.0..=100.0;
+    /// Mix amounts.
+    pub const MIX_AMOUNT: RangeInclusive<f64> = 0.0..=1.0;
+    /// Smooth-clamp rounding width.
+    pub const SMOOTHNESS: RangeInclusive<f64> = 0.0..=10.0;
+    /// Cell node radius, world units.
+    pub const CELL_RADIUS: RangeInclusive<f64> = 0.01..=100_000.0;
+    /// Nodes in one density stack.
+    pub const MAX_NODES: usize = 64;
+    /// Metres per density unit.
+    pub const HEIGHT_SCALE: RangeInclusive<f64> = 0.01..=10_000.0;
+    /// Climate frequency, 1 / world units.
+    pub const CLIMATE_SCALE: RangeInclusive<f64> = 1e-6..=1.0;
+    /// Mountain chill: temperature lost per density unit above sea level.
+    pub const CHILL: RangeInclusive<f64> = 0.0..=4.0;
+    /// Biome-table thresholds.
+    pub const THRESHOLD: RangeInclusive<f64> = 0.0..=1.0;
+    /// Thresholds per biome-table axis.
+    pub const MAX_THRESHOLDS: usize = 8;
+    /// Trees per candidate spot in a biome.
+    pub const TREE_DENSITY: RangeInclusive<f64> = 0.0..=1.0;
+    /// Species weights.
+    pub const SPECIES_WEIGHT: RangeInclusive<f64> = 0.0..=1000.0;
+    /// Region cell size, world units.
+    pub const CELL_SIZE: RangeInclusive<f64> = 8.0..=100_000.0;
+    /// Site jitter, as a fraction of a cell.
+    pub const JITTER: RangeInclusive<f64> = 0.0..=1.0;
+    /// Border wobble, world units.
+    pub const WOBBLE: RangeInclusive<f64> = 0.0..=10_000.0;
+    /// Border blend width, world units.
+    pub const BLEND_WIDTH: RangeInclusive<f64> = 0.0..=10_000.0;
+    /// Deep-water threshold (density units, below sea level at 0).
+    pub const DEEP_WATER: RangeInclusive<f64> = -10.0..=-0.0001;
+    /// Beach threshold (density units, at or above sea level at 0).
+    pub const BEACH: RangeInclusive<f64> = 0.0..=10.0;
+    /// Temperature under which land is snow.
+    pub const SNOW_TEMPERATURE: RangeInclusive<f64> = 0.0..=1.0;
+    /// Tree grid spacing, world units.
+    pub const TREE_SPACING: RangeInclusive<f64> = 1.0..=1_000.0;
+    /// Tree jitter: at most this, so trees keep `(1 - jitter) * spacing` apart.
+    pub const TREE_JITTER: RangeInclusive<f64> = 0.0..=0.95;
+    /// Steepest slope that carries trees, degrees.
+    pub const MAX_SLOPE: RangeInclusive<f64> = 0.0..=90.0;
+    /// Tree size factors.
+    pub const TREE_SCALE: RangeInclusive<f64> = 0.05..=20.0;
+    /// How strongly trees gather into forests.
+    pub const CLUMPING: RangeInclusive<f64> = 0.0..=1.0;
+}
+
+/// An sRGB colour with 8 bits per channel, as artists write them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Rgb(pub u8, pub u8, pub u8);
+
+impl Rgb {
+    /// The colour in linear RGB, 0 to 1 per channel, for blending and vertex colours.
+    #[must_use]
+    pub fn to_linear(self) -> [f64; 3] {
+        fn channel(c: u8) -> f64 {
+            let c = f64::from(c) / 255.0;
+            if c <= 0.040_45 {
+                c / 12.92
+            } else {
+                ((c + 0.055) / 1.055).powf(2.4)
+            }
+        }
+        [channel(self.0), channel(self.1), channel(self.2)]
+    }
+}
+
+/// What grows in a biome.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum TreeSpecies {
+    /// Tall, narrow evergreen: taiga and forests.
+    Conifer,
+    /// A conifer under snow: cold forests and snowy slopes.
+    SnowyConifer,
+    /// Round-crowned deciduous tree.
+    Broadleaf,
+    /// Slim, pale-trunked deciduous tree.
+    Birch,
+    /// Low, wide, drooping tree of wetlands.
+    SwampTree,
+    /// Flat-topped savanna tree.
+    Acacia,
+    /// Tall bare trunk with a fan of leaves.
+    Palm,
+    /// Desert column with arms.
+    Cactus,
+}
+
+impl TreeSpecies {
+    /// Every species, in a fixed order (renderers index meshes by it).
+    pub const ALL: [TreeSpecies; 8] = [
+        TreeSpecies::Conifer,
+        TreeSpecies::SnowyConifer,
+        TreeSpecies::Broadleaf,
+        TreeSpecies::Birch,
+        TreeSpecies::SwampTree,
+        TreeSpecies::Acacia,
+        TreeSpecies::Palm,
+        TreeSpecies::Cactus,
+    ];
+
+    /// This species' position in [`TreeSpecies::ALL`].
+    #[must_use]
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// One species a biome grows, with its share.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SpeciesWeight {
+    /// The species.
+    pub species: TreeSpecies,
+    /// Its relative share among the biome's species.
+    pub weight: f64,
+}
+
+/// One biome: a cell of the biome table.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Biome {
+    /// Name shown in the panel and to game code.
+    pub name: String,
+    /// Ground colour (sRGB).
+    pub color: Rgb,
+    /// Chance (0 to 1) that a tree spot in this biome carries a tree.
+    pub tree_density: f64,
+    /// The species that grow here and their shares.
+    pub trees: Vec<SpeciesWeight>,
+}
+
+/// The height field.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TerrainSettings {
+    /// The density stack whose value is the height; 0 is sea level.
+    pub density: DensityNode,
+    /// Metres (world units) per density unit.
+    pub height_scale: f64,
+}
+
+/// Temperature and moisture, as in the tutorial's Lab #3.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ClimateSettings {
+    /// Frequency of the climate fields in 1 / world units (climate zones are about
+    /// `1 / scale` across).
+    pub scale: f64,
+    /// Temperature lost per density unit above sea level: snowy peaks.
+    pub chill: f64,
+}
+
+/// Whittaker-style biome table: temperature picks the row, moisture the column.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct BiomeTable {
+    /// Temperature thresholds between rows, ascending.
+    pub heat_limits: Vec<f64>,
+    /// Moisture thresholds between columns, ascending.
+    pub wet_limits: Vec<f64>,
+    /// `(heat_limits.len() + 1) * (wet_limits.len() + 1)` biomes, row by row, cold to hot, each
+    /// row dry to wet.
+    pub biomes: Vec<Biome>,
+}
+
+/// Voronoi regions with wobbled, blended borders, as in the tutorial's Lab #4.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RegionSettings {
+    /// Width of the grid cells that each hold one region site, world units.
+    pub cell_size: f64,
+    /// How far sites stray from their cell's centre: 0 is a square grid, 1 is anywhere in the cell.
+    pub jitter: f64,
+    /// How far borders wander, world units.
+    pub wobble: f64,
+    /// Frequency of the wobble field, 1 / world units.
+    pub wobble_scale: f64,
+    /// Width over which neighbouring regions blend, world units.
+    pub blend_width: f64,
+}
+
+/// Water, beaches and snow: decided from height (and cold) before the biome.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SurfaceSettings {
+    /// Density below which water is deep (sea level is 0).
+    pub deep_water: f64,
+    /// Density from sea level up to which land is beach.
+    pub beach: f64,
+    /// Temperature below which land is snow.
+    pub snow_temperature: f64,
+    /// Colour of the deep sea floor.
+    pub deep_water_color: Rgb,
+    /// Colour of shallow sea floor.
+    pub shallow_water_color: Rgb,
+    /// Colour of beaches.
+    pub beach_color: Rgb,
+    /// Colour of snow.
+    pub snow_color: Rgb,
+}
+
+/// Tree placement.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TreeSettings {
+    /// Whether chunks carry trees at all.
+    pub enabled: bool,
+    /// Width of the grid cells that each offer one tree spot, world units.
+    pub spacing: f64,
+    /// How far a spot strays from its cell's centre (fraction of a cell); trees stay at least
+    /// `(1 - jitter) * spacing` apart.
+    pub jitter: f64,
+    /// Steepest ground (degrees) that carries trees.
+    pub max_slope_degrees: f64,
+    /// Smallest size factor.
+    pub min_scale: f64,
+    /// Largest size factor.
+    pub max_scale: f64,
+    /// 0 spreads trees evenly; 1 gathers them into forests and clearings.
+    pub clumping: f64,
+}
+
+/// Everything that shapes a world. Two worlds with equal settings are identical.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct WorldSettings {
+    /// The world seed. Every layer is seeded from it.
+    pub seed: i64,
+    /// The height field.
+    pub terrain: TerrainSettings,
+    /// Temperature and moisture.
+    pub climate: ClimateSettings,
+    /// The biome table.
+    pub biomes: BiomeTable,
+    /// Regions and their borders.
+    pub regions: RegionSettings,
+    /// Water, beaches and snow.
+    pub surface: SurfaceSettings,
+    /// Trees.
+    pub trees: TreeSettings,
+}
+
+fn constant(value: f64) -> DensityNode {
+    DensityNode::Constant {
+        value,
+        enabled: true,
+    }
+}
+
+impl Default for TerrainSettings {
+    /// Continents with warped coasts and ridged mountain ranges that rise from the land.
+    fn default() -> Self {
+        let continents = DensityNode::Warp {
+            input: Box::new(DensityNode::Fbm {
+                seed_offset: 0,
+                scale: 0.0005,
+                octaves: 7,
+                persistence: 0.5,
+                lacunarity: 2.0,
+                shape: Shape::Normal,
+                enabled: true,
+            }),
+            seed_offset: 10,
+            levels: 1,
+            strength: 260.0,
+            scale: 0.0009,
+            octaves: 3,
+            enabled: true,
+        };
+        let ranges = DensityNode::Clamp {
+            input: Box::new(DensityNode::fbm(11, 0.0016, 5, Shape::Ridged)),
+            low: 0.0,
+            high: 1.0,
+            enabled: true,
+        };
+        // A coarse copy of the continent noise keeps mountain ranges on land.
+        let inland = DensityNode::SmoothClamp {
+            input: Box::new(DensityNode::Multiply {
+                a: Box::new(DensityNode::fbm(0, 0.0005, 3, Shape::Normal)),
+                b: Box::new(constant(4.0)),
+                enabled: true,
+            }),
+            low: 0.0,
+            high: 1.0,
+            smoothness: 0.3,
+            enabled: true,
+        };
+        Self {
+            density: DensityNode::SmoothClamp {
+                input: Box::new(DensityNode::Add {
+                    a: Box::new(DensityNode::Multiply {
+                        a: Box::new(continents),
+                        b: Box::new(constant(1.6)),
+                        enabled: true,
+                    }),
+                    b: Box::new(DensityNode::Multiply {
+                        a: Box::new(DensityNode::Multiply {
+                            a: Box::new(ranges),
+                            b: Box::new(constant(0.6)),
+                            enabled: true,
+                        }),
+                        b: Box::new(inland),
+                        enabled: true,
+                    }),
+                    enabled: true,
+                }),
+                low: -0.45,
+                high: 1.4,
+                smoothness: 0.2,
+                enabled: true,
+            },
+            height_scale: 110.0,
+        }
+    }
+}
+
+impl Default for ClimateSettings {
+    fn default() -> Self {
+        Self {
+            scale: 0.0006,
+            chill: 0.35,
+        }
+    }
+}
+
+impl Default for BiomeTable {
+    /// The tutorial's 3 × 3 table with its limits (0.4 and 0.6 on both axes).
+    fn default() -> Self {
+        use TreeSpecies::{
+            Acacia, Birch, Broadleaf, Cactus, Conifer, Palm, SnowyConifer, SwampTree,
+        };
+        let biome =
+            |name: &str, color: Rgb, tree_density: f64, trees: &[(TreeSpecies, f64)]| Biome {
+                name: name.to_owned(),
+                color,
+                tree_density,
+                trees: trees
+                    .iter()
+                    .map(|&(species, weight)| SpeciesWeight { species, weight })
+                    .collect(),
+            };
+        let biomes = vec![
+            biome(BIOMES[0], Rgb(146, 154, 126), 0.02, &[(SnowyConifer, 1.0)]),
+            biome(
+                BIOMES[1],
+                Rgb(82, 110, 74),
+                0.6,
+                &[(Conifer, 4.0), (Birch, 1.0)],
+            ),
+            biome(BIOMES[2], Rgb(168, 186, 176), 0.5, &[(SnowyConifer, 1.0)]),
+            biome(
+                BIOMES[3],
+                Rgb(146, 178, 84),
+                0.05,
+                &[(Broadleaf, 2.0), (Birch, 1.0)],
+            ),
+            biome(
+                BIOMES[4],
+                Rgb(66, 122, 52),
+                0.7,
+                &[(Broadleaf, 3.0), (Birch, 1.0), (Conifer, 1.0)],
+            ),
+            biome(BIOMES[5], Rgb(72, 92, 56), 0.4, &[(SwampTree, 1.0)]),
+            biome(BIOMES[6], Rgb(222, 200, 136), 0.02, &[(Cactus, 1.0)]),
+            biome(BIOMES[7], Rgb(184, 172, 90), 0.08, &[(Acacia, 1.0)]),
+            biome(
+                BIOMES[8],
+                Rgb(40, 110, 46),
+                0.8,
+                &[(Broadleaf, 3.0), (Palm, 1.0)],
+            ),
+        ];
+        Self {
+            heat_limits: vec![0.4, 0.6],
+            wet_limits: vec![0.4, 0.6],
+            biomes,
+        }
+    }
+}
+
+impl Default for RegionSettings {
+    fn default() -> Self {
+        Self {
+            cell_size: 320.0,
+            jitter: 0.9,
+            wobble: 45.0,
+            wobble_scale: 0.008,
+            blend_width: 30.0,
+        }
+    }
+}
+
+impl Default for SurfaceSettings {
+    fn default() -> Self {
+        Self {
+            deep_water: -0.15,
+            beach: 0.012,
+            snow_temperature: 0.1,
+            deep_water_color: Rgb(28, 52, 92),
+            shallow_water_color: Rgb(62, 110, 138),
+            beach_color: Rgb(226, 212, 160),
+            snow_color: Rgb(240, 244, 248),
+        }
+    }
+}
+
+impl Default for TreeSettings {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            spacing: 7.0,
+            jitter: 0.7,
+            max_slope_degrees: 35.0,
+            min_scale: 0.8,
+            max_scale: 1.3,
+            clumping: 0.6,
+        }
+    }
+}
+
+impl Default for WorldSettings {
+    fn default() -> Self {
+        Self {
+            seed: 42,
+            terrain: TerrainSettings::default(),
+            climate: ClimateSettings::default(),
+            biomes: BiomeTable::default(),
+            regions: RegionSettings::default(),
+            surface: SurfaceSettings::default(),
+            trees: TreeSettings::default(),
+        }
+    }
+}
+
+/// A setting outside the range it must lie in: which field, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SettingsError {
+    /// The field's path, like `regions.cell_size` or `terrain.density.a.input.octaves`.
+    pub field: String,
+    /// What the field must be, and what it was.
+    pub reason: String,
+}
+
+impl fmt::Display for SettingsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.field, self.reason)
+    }
+}
+
+impl std::error::Error for SettingsError {}
+
+/// Why a preset could not be loaded.
+#[derive(Debug)]
+pub enum PresetError {
+    /// The text is not a valid RON `WorldSettings`.
+    Parse(ron::error::SpannedError),
+    /// It parsed, but a value is out of range.
+    Invalid(SettingsError),
+}
+
+impl fmt::Display for PresetError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PresetError::Parse(error) => write!(f, "not a valid preset: {error}"),
+            PresetError::Invalid(error) => write!(f, "invalid setting {error}"),
+        }
+    }
+}
+
+impl std::error::Error for PresetError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            PresetError::Parse(error) => Some(error),
+            PresetError::Invalid(error) => Some(error),
+        }
+    }
+}
+
+/// Collects the first error while walking the settings.
+struct Check {
+    path: Vec<String>,
+}
+
+type Checked = Result<(), SettingsError>;
+
+impl Check {
+    fn field(&self, name: &str) -> String {
+        let mut path = self.path.join(".");
+        if !name.is_empty() {
+            if !path.is_empty() {
+                path.push('.');
+            }
+            path.push_str(name);
+        }
+        path
+    }
+
+    fn fail(&self, name: &str, reason: String) -> Checked {
+        Err(SettingsError {
+            field: self.field(name),
+            reason,
+        })
+    }
+
+    fn range(&self, name: &str, value: f64, range: &RangeInclusive<f64>) -> Checked {
+        if value.is_finite() && range.contains(&value) {
+            Ok(())
+        } else {
+            self.fail(
+                name,
+                format!(
+                    "must be a number from {} to {} (got {value})",
+                    range.start(),
+                    range.end()
+                ),
+            )
+        }
+    }
+
+    fn int_range<T: PartialOrd + fmt::Display>(
+        &self,
+        name: &str,
+        value: T,
+        range: &RangeInclusive<T>,
+    ) -> Checked {
+        if range.contains(&value) {
+            Ok(())
+        } else {
+            self.fail(
+                name,
+                format!(
+                    "must be a whole number from {} to {} (got {value})",
+                    range.start(),
+                    range.end()
+                ),
+            )
+        }
+    }
+
+    fn nested(&mut self, name: &str, inner: impl FnOnce(&mut Self) -> Checked) -> Checked {
+        self.path.push(name.to_owned());
+        let result = inner(self);
+        self.path.pop();
+        result
+    }
+
+    fn ascending(&self, name: &str, values: &[f64]) -> Checked {
+        if values.len() > limits::MAX_THRESHOLDS {
+            return self.fail(
+                name,
+                format!(
+                    "must hold at most {} thresholds (got {})",
+                    limits::MAX_THRESHOLDS,
+                    values.len()
+                ),
+            );
+        }
+        for (i, &value) in values.iter().enumerate() {
+            self.range(&format!("{name}[{i}]"), value, &limits::THRESHOLD)?;
+            if i > 0 && value <= values[i - 1] {
+                return self.fail(
+                    &format!("{name}[{i}]"),
+                    format!("thresholds must rise: {value} follows {}", values[i - 1]),
+                );
+            }
+        }
+        Ok(())
+    }
+
+    fn density(&mut self, node: &DensityNode) -> Checked {
+        use limits::{
+            CELL_RADIUS, LACUNARITY, MIX_AMOUNT, NODE_VALUE, OCTAVES, PERSISTENCE, SCALE,
+            SEED_OFFSET, SMOOTHNESS, WARP_LEVELS, WARP_STRENGTH,
+        };
+        match *node {
+            DensityNode::Constant { value, .. } => self.range("value", value, &NODE_VALUE)?,
+            DensityNode::Fbm {
+                seed_offset,
+                scale,
+                octaves,
+                persistence,
+                lacunarity,
+                ..
+            } => {
+                self.int_range("seed_offset", seed_offset, &SEED_OFFSET)?;
+                self.range("scale", scale, &SCALE)?;
+                self.int_range("octaves", octaves, &OCTAVES)?;
+                self.range("persistence", persistence, &PERSISTENCE)?;
+                self.range("lacunarity", lacunarity, &LACUNARITY)?;
+            }
+            DensityNode::Cell { radius, .. } => self.range("radius", radius, &CELL_RADIUS)?,
+            DensityNode::Warp {
+                seed_offset,
+                levels,
+                strength,
+                scale,
+                octaves,
+                ..
+            } => {
+                self.int_range("seed_offset", seed_offset, &SEED_OFFSET)?;
+                self.int_range("levels", levels, &WARP_LEVELS)?;
+                self.range("strength", strength, &WARP_STRENGTH)?;
+                self.range("scale", scale, &SCALE)?;
+                self.int_range("octaves", octaves, &OCTAVES)?;
+            }
+            DensityNode::Clamp { low, high, .. } | DensityNode::SmoothClamp { low, high, .. } => {
+                self.range("low", low, &NODE_VALUE)?;
+                self.range("high", high, &NODE_VALUE)?;
+                if low > high {
+                    return self.fail("low", format!("must not exceed high ({low} > {high})"));
+                }
+                if let DensityNode::SmoothClamp { smoothness, .. } = *node {
+                    self.range("smoothness", smoothness, &SMOOTHNESS)?;
+                }
+            }
+            DensityNode::Mix { amount, .. } => self.range("amount", amount, &MIX_AMOUNT)?,
+            DensityNode::Abs { .. } | DensityNode::Add { .. } | DensityNode::Multiply { .. } => {}
+        }
+        for (name, input) in node.inputs() {
+            self.nested(name, |check| check.density(input))?;
+        }
+        Ok(())
+    }
+}
+
+impl WorldSettings {
+    /// Checks every value against [`limits`]: the first bad one is reported with its field path
+    /// and allowed range. NaN, infinities, empty or negative sizes, octaves outside 1 to 16,
+    /// thresholds out of order and a biome list that does not fill the table are all caught.
+    ///
+    /// # Errors
+    /// The first field out of range.
+    pub fn validate(&self) -> Result<(), SettingsError> {
+        let mut check = Check { path: Vec::new() };
+        check.int_range("seed", self.seed, &limits::SEED)?;
+        check.nested("terrain", |check| {
+            let nodes = self.terrain.density.walk().len();
+            if nodes > limits::MAX_NODES {
+                return check.fail(
+                    "density",
+                    format!(
+                        "must have at most {} nodes (got {nodes})",
+                        limits::MAX_NODES
+                    ),
+                );
+            }
+            check.nested("density", |check| check.density(&self.terrain.density))?;
+            check.range(
+                "height_scale",
+                self.terrain.height_scale,
+                &limits::HEIGHT_SCALE,
+            )
+        })?;
+        check.nested("climate", |check| {
+            check.range("scale", self.climate.scale, &limits::CLIMATE_SCALE)?;
+            check.range("chill", self.climate.chill, &limits::CHILL)
+        })?;
+        check.nested("biomes", |check| self.biomes.check(check))?;
+        check.nested("regions", |check| {
+            let r = &self.regions;
+            check.range("cell_size", r.cell_size, &limits::CELL_SIZE)?;
+            check.range("jitter", r.jitter, &limits::JITTER)?;
+            check.range("wobble", r.wobble, &limits::WOBBLE)?;
+            check.range("wobble_scale", r.wobble_scale, &limits::SCALE)?;
+            check.range("blend_width", r.blend_width, &limits::BLEND_WIDTH)
+        })?;
+        check.nested("surface", |check| {
+            let s = &self.surface;
+            check.range("deep_water", s.deep_water, &limits::DEEP_WATER)?;
+            check.range("beach", s.beach, &limits::BEACH)?;
+            check.range(
+                "snow_temperature",
+                s.snow_temperature,
+                &limits::SNOW_TEMPERATURE,
+            )
+        })?;
+        check.nested("trees", |check| {
+            let t = &self.trees;
+            check.range("spacing", t.spacing, &limits::TREE_SPACING)?;
+            check.range("jitter", t.jitter, &limits::TREE_JITTER)?;
+            check.range("max_slope_degrees", t.max_slope_degrees, &limits::MAX_SLOPE)?;
+            check.range("min_scale", t.min_scale, &limits::TREE_SCALE)?;
+            check.range("max_scale", t.max_scale, &limits::TREE_SCALE)?;
+            if t.min_scale > t.max_scale {
+                return check.fail(
+                    "min_scale",
+                    format!(
+                        "must not exceed max_scale ({} > {})",
+                        t.min_scale, t.max_scale
+                    ),
+                );
+            }
+            check.range("clumping", t.clumping, &limits::CLUMPING)
+        })
+    }
+
+    /// Reads settings from RON and validates them. Fields left out take their defaults.
+    ///
+    /// # Errors
+    /// [`PresetError::Parse`] for text that is not a `WorldSettings` (unknown fields included),
+    /// [`PresetError::Invalid`] for a value out of range.
+    pub fn from_ron(text: &str) -> Result<Self, PresetError> {
+        let settings: Self = ron::from_str(text).map_err(PresetError::Parse)?;
+        settings.validate().map_err(PresetError::Invalid)?;
+        Ok(settings)
+    }
+
+    /// The settings as pretty RON, the preset format under `assets/presets/`.
+    #[must_use]
+    pub fn to_ron(&self) -> String {
+        let config = ron::ser::PrettyConfig::new()
+            .depth_limit(12)
+            .indentor("  ".to_owned());
+        ron::ser::to_string_pretty(self, config).expect("WorldSettings always serializes")
+    }
+}
+
+impl BiomeTable {
+    /// The number of biomes the thresholds call for.
+    #[must_use]
+    pub fn expected_len(&self) -> usize {
+        (self.heat_limits.len() + 1) * (self.wet_limits.len() + 1)
+    }
+
+    fn check(&self, check: &mut Check) -> Checked {
+        check.ascending("heat_limits", &self.heat_limits)?;
+        check.ascending("wet_limits", &self.wet_limits)?;
+        if self.biomes.len() != self.expected_len() {
+            return check.fail(
+                "biomes",
+                format!(
+                    "must list {} biomes for {} temperature and {} moisture thresholds (got {})",
+                    self.expected_len(),
+                    self.heat_limits.len(),
+                    self.wet_limits.len(),
+                    self.biomes.len()
+                ),
+            );
+        }
+        for (i, biome) in self.biomes.iter().enumerate() {
+            check.nested(&format!("biomes[{i}]"), |check| {
+                if biome.name.trim().is_empty() {
+                    return check.fail("name", "must not be empty".to_owned());
+                }
+                check.range("tree_density", biome.tree_density, &limits::TREE_DENSITY)?;
+                for (k, entry) in biome.trees.iter().enumerate() {
+                    check.range(
+                        &format!("trees[{k}].weight"),
+                        entry.weight,
+                        &limits::SPECIES_WEIGHT,
+                    )?;
+                }
+                Ok(())
+            })?;
+        }
+        Ok(())
+    }
+}

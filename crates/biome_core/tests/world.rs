@@ -1,0 +1,313 @@
+//! The infinite world: chunks agree with samples and with each other, build the same anywhere,
+//! place trees exactly once, and keep their bytes from release to release.
+
+use std::collections::{HashMap, HashSet};
+
+use biome_core::chunk::{ChunkCoord, ChunkData, ChunkLayout, MeshStyle};
+use biome_core::tutorial::{SeededRandom, Simplex, wobble_point};
+use biome_core::world::{World, WorldSettings, seed_offsets};
+
+fn world(seed: i64) -> World {
+    World::new(WorldSettings {
+        seed,
+        ..WorldSettings::default()
+    })
+    .expect("default settings are valid")
+}
+
+fn small_layout(style: MeshStyle) -> ChunkLayout {
+    ChunkLayout {
+        tiles: 16,
+        tile_size: 3.0,
+        style,
+    }
+}
+
+/// Random chunk coordinates, near the origin and out at ±10,000,000 world units.
+fn coords(count: usize, seed: i64, layout: &ChunkLayout) -> Vec<ChunkCoord> {
+    let mut random = SeededRandom::new(seed);
+    let far = (1.0e7 / layout.chunk_size()) as i32 - 2;
+    (0..count)
+        .map(|k| {
+            let reach = if k % 3 == 0 { far } else { 200 };
+            let mut next = || ((random.next_float() * 2.0 - 1.0) * f64::from(reach)) as i32;
+            ChunkCoord::new(next(), next())
+        })
+        .collect()
+}
+
+#[test]
+fn chunk_vertices_equal_world_samples() {
+    let world = world(42);
+    let layout = ChunkLayout::default();
+    for coord in [
+        ChunkCoord::new(0, 0),
+        ChunkCoord::new(-3, 7),
+        ChunkCoord::new(60_000, -70_000),
+    ] {
+        let chunk = world.build_chunk(coord, &layout);
+        assert_eq!(chunk.positions.len(), 65 * 65);
+        assert_eq!(chunk.indices.len(), 64 * 64 * 6);
+        for k in (0..chunk.positions.len()).step_by(37) {
+            let [x, _, z] = chunk.world_position(k);
+            let sample = world.sample(x, z);
+            assert_eq!(
+                chunk.positions[k][1], sample.height as f32,
+                "height at ({x}, {z})"
+            );
+            assert_eq!(chunk.colors[k], sample.color, "colour at ({x}, {z})");
+            assert_eq!(
+                usize::from(chunk.biomes[k]),
+                sample.biome,
+                "biome at ({x}, {z})"
+            );
+        }
+    }
+}
+
+fn assert_edges_match(a: &ChunkData, b: &ChunkData, along_x: bool) {
+    let verts = a.layout.tiles as usize + 1;
+    for t in 0..verts {
+        // `a`'s far edge against `b`'s near edge.
+        let (ka, kb) = if along_x {
+            (t * verts + verts - 1, t * verts)
+        } else {
+            ((verts - 1) * verts + t, t)
+        };
+        assert_eq!(
+            a.world_position(ka),
+            b.world_position(kb),
+            "edge position {:?}/{:?}",
+            a.coord,
+            b.coord
+        );
+        assert_eq!(
+            a.normals[ka], b.normals[kb],
+            "edge normal {:?}/{:?}",
+            a.coord, b.coord
+        );
+        assert_eq!(
+            a.colors[ka], b.colors[kb],
+            "edge colour {:?}/{:?}",
+            a.coord, b.coord
+        );
+    }
+}
+
+#[test]
+fn neighbouring_chunks_share_identical_edges() {
+    let world = world(7);
+    let layout = small_layout(MeshStyle::Smooth);
+    for coord in coords(60, 3, &layout) {
+        let here = world.build_chunk(coord, &layout);
+        let east = world.build_chunk(ChunkCoord::new(coord.x + 1, coord.z), &layout);
+        let south = world.build_chunk(ChunkCoord::new(coord.x, coord.z + 1), &layout);
+        assert_edges_match(&here, &east, true);
+        assert_edges_match(&here, &south, false);
+    }
+}
+
+#[test]
+fn flat_tiles_share_edge_heights() {
+    let world = world(11);
+    let layout = small_layout(MeshStyle::FlatTiles);
+    let a = world.build_chunk(ChunkCoord::new(2, 2), &layout);
+    let b = world.build_chunk(ChunkCoord::new(3, 2), &layout);
+    let tiles = layout.tiles as usize;
+    assert_eq!(a.positions.len(), tiles * tiles * 4);
+    for j in 0..tiles {
+        // East corners of `a`'s last tile in row j against west corners of `b`'s first.
+        let last = (j * tiles + tiles - 1) * 4;
+        let first = j * tiles * 4;
+        assert_eq!(a.world_position(last + 1), b.world_position(first));
+        assert_eq!(a.world_position(last + 3), b.world_position(first + 2));
+    }
+}
+
+#[test]
+fn chunks_build_the_same_on_any_thread_in_any_order() {
+    let world = world(123);
+    let layout = small_layout(MeshStyle::Smooth);
+    let list = coords(24, 9, &layout);
+    let reference: HashMap<ChunkCoord, ChunkData> = list
+        .iter()
+        .map(|&c| (c, world.build_chunk(c, &layout)))
+        .collect();
+    std::thread::scope(|scope| {
+        for t in 0..4 {
+            let (world, list, reference) = (&world, &list, &reference);
+            scope.spawn(move || {
+                for k in 0..list.len() {
+                    let coord = list[(k * 7 + t * 5) % list.len()];
+                    assert_eq!(
+                        &world.build_chunk(coord, &layout),
+                        &reference[&coord],
+                        "chunk {coord:?}"
+                    );
+                }
+            });
+        }
+    });
+    // A second world from equal settings builds equal bytes.
+    let again = World::new(world.settings().clone()).unwrap();
+    assert_eq!(again.build_chunk(list[0], &layout), reference[&list[0]]);
+}
+
+/// FNV-1a over a chunk's bytes.
+fn chunk_hash(chunk: &ChunkData) -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut eat = |bytes: &[u8]| {
+        for &b in bytes {
+            hash = (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    };
+    for p in &chunk.positions {
+        p.iter().for_each(|v| eat(&v.to_le_bytes()));
+    }
+    for n in &chunk.normals {
+        n.iter().for_each(|v| eat(&v.to_le_bytes()));
+    }
+    for c in &chunk.colors {
+        c.iter().for_each(|v| eat(&v.to_le_bytes()));
+    }
+    chunk.indices.iter().for_each(|i| eat(&i.to_le_bytes()));
+    chunk.biomes.iter().for_each(|b| eat(&b.to_le_bytes()));
+    for t in &chunk.trees {
+        t.position.iter().for_each(|v| eat(&v.to_le_bytes()));
+        eat(&[t.species.index() as u8]);
+        eat(&t.scale.to_le_bytes());
+        eat(&t.yaw.to_le_bytes());
+    }
+    hash
+}
+
+#[test]
+fn seeded_output_is_stable() {
+    let world = world(42);
+    let layout = ChunkLayout::default();
+    let got: Vec<u64> = [
+        ChunkCoord::new(0, 0),
+        ChunkCoord::new(5, -3),
+        ChunkCoord::new(-40, 12),
+    ]
+    .iter()
+    .map(|&c| chunk_hash(&world.build_chunk(c, &layout)))
+    .collect();
+    let expected: [u64; 3] = [0, 0, 0];
+    assert_eq!(
+        got, expected,
+        "seeded chunk bytes changed: update the expected hash if the change was intended"
+    );
+}
+
+#[test]
+fn trees_are_placed_once_with_spacing_held_across_borders() {
+    let world = world(5);
+    let layout = ChunkLayout::default();
+    let settings = world.settings().trees;
+    let min_spacing = (1.0 - settings.jitter) * settings.spacing;
+    for (cx, cz) in [(0, 0), (-7, 3), (25, 40)] {
+        let mut from_chunks = Vec::new();
+        for dz in 0..3 {
+            for dx in 0..3 {
+                let chunk = world.build_chunk(ChunkCoord::new(cx + dx, cz + dz), &layout);
+                from_chunks.extend(chunk.trees.iter().map(|t| (chunk.coord, key(t))));
+            }
+        }
+        // The same rectangle in one piece: each tree must sit in the chunk that contains it.
+        let min = ChunkCoord::new(cx, cz).origin(&layout);
+        let max = ChunkCoord::new(cx + 3, cz + 3).origin(&layout);
+        let whole = world.trees_in_rect(min, max);
+        let mut expected: Vec<_> = whole
+            .iter()
+            .map(|t| {
+                let coord = ChunkCoord::containing(t.position[0], t.position[2], &layout);
+                (coord, key(&t.relative_to(coord.origin(&layout))))
+            })
+            .collect();
+        let unique: HashSet<_> = from_chunks.iter().collect();
+        assert_eq!(unique.len(), from_chunks.len(), "a tree appears twice");
+        from_chunks.sort_unstable();
+        expected.sort_unstable();
+        assert_eq!(
+            from_chunks, expected,
+            "chunks lost or invented trees at their borders"
+        );
+        assert!(
+            whole.len() > 50,
+            "the default world grows trees near ({cx}, {cz}): {}",
+            whole.len()
+        );
+        for (i, p) in whole.iter().enumerate() {
+            for q in &whole[i + 1..] {
+                let d = ((p.position[0] - q.position[0]).powi(2)
+                    + (p.position[2] - q.position[2]).powi(2))
+                .sqrt();
+                assert!(
+                    d >= min_spacing,
+                    "trees {p:?} and {q:?} are {d} apart, below {min_spacing}"
+                );
+            }
+        }
+    }
+}
+
+fn key(tree: &biome_core::TreeInstance) -> ([u32; 3], usize, u32, u32) {
+    (
+        tree.position.map(f32::to_bits),
+        tree.species.index(),
+        tree.scale.to_bits(),
+        tree.yaw.to_bits(),
+    )
+}
+
+#[test]
+fn trees_stand_on_dry_gentle_ground() {
+    let world = world(9);
+    let settings = world.settings().trees;
+    let trees = world.trees_in_rect([-600.0, -600.0], [600.0, 600.0]);
+    assert!(!trees.is_empty());
+    for tree in trees {
+        let [x, y, z] = tree.position;
+        let sample = world.sample(x, z);
+        assert_eq!(sample.height, y);
+        assert!(!sample.surface.is_water() && sample.surface != biome_core::Surface::Beach);
+        let slope = ((world.height_at(x + 1.0, z) - y).powi(2)
+            + (world.height_at(x, z + 1.0) - y).powi(2))
+        .sqrt();
+        assert!(slope.atan().to_degrees() <= settings.max_slope_degrees);
+        assert!((settings.min_scale as f32..=settings.max_scale as f32).contains(&tree.scale));
+    }
+}
+
+#[test]
+fn regions_are_the_nearest_wobbled_sites_by_brute_force() {
+    let world = world(31);
+    let regions = world.settings().regions;
+    let wobble = Simplex::new(31 + seed_offsets::WOBBLE);
+    let grid = world.regions();
+    let mut random = SeededRandom::new(77);
+    for k in 0..3000 {
+        let reach = if k % 2 == 0 { 5_000.0 } else { 9.9e6 };
+        let x = (random.next_float() * 2.0 - 1.0) * reach;
+        let z = (random.next_float() * 2.0 - 1.0) * reach;
+        let sample = world.sample(x, z);
+        let [wx, wz] = wobble_point(&wobble, x, z, regions.wobble, regions.wobble_scale);
+        let home = grid.cell_of(wx, wz);
+        let mut all = Vec::new();
+        for cz in home.z - 6..=home.z + 6 {
+            for cx in home.x - 6..=home.x + 6 {
+                let region = biome_core::world::RegionId { x: cx, z: cz };
+                let [sx, sz] = grid.site(region);
+                all.push((((wx - sx).powi(2) + (wz - sz).powi(2)).sqrt(), region));
+            }
+        }
+        all.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        assert_eq!(
+            (sample.region, sample.second_region),
+            (all[0].1, all[1].1),
+            "at ({x}, {z})"
+        );
+        assert_eq!(sample.biome, world.region_biome(sample.region));
+    }
+}

@@ -1,0 +1,134 @@
+//! Chunk rendering: `biome_core` chunk data turned into a Bevy mesh (positions, normals, vertex
+//! colours), the shared terrain and water materials, and the water surface at sea level.
+
+use bevy::asset::RenderAssetUsages;
+use bevy::mesh::{Indices, Mesh, PrimitiveTopology};
+use bevy::prelude::*;
+use biome_core::{ChunkCoord, ChunkData, ChunkLayout};
+
+/// A streamed chunk of terrain. Its entity carries the terrain mesh; trees and water are children.
+#[derive(Component, Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BiomeChunk {
+    /// Where the chunk sits on the chunk grid.
+    pub coord: ChunkCoord,
+    /// The settings generation it was built from (see [`crate::BiomeWorldState::generation`]).
+    pub generation: u64,
+}
+
+/// Marks the water surface of a chunk that reaches below sea level.
+#[derive(Component, Clone, Copy, Debug, Default)]
+pub struct BiomeWater;
+
+/// Materials shared by every chunk, and the water quad of the current layout.
+#[derive(Resource, Clone, Debug)]
+pub struct ChunkAssets {
+    /// Terrain: white, so vertex colours show as they are.
+    pub terrain: Handle<StandardMaterial>,
+    /// Translucent water.
+    pub water: Handle<StandardMaterial>,
+    water_quad: Option<(ChunkLayoutKey, Handle<Mesh>)>,
+}
+
+/// Chunk layouts compared by value for the water-quad cache (`f64` is not `Eq`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct ChunkLayoutKey {
+    tiles: u32,
+    tile_size: u64,
+}
+
+impl From<&ChunkLayout> for ChunkLayoutKey {
+    fn from(layout: &ChunkLayout) -> Self {
+        Self {
+            tiles: layout.tiles,
+            tile_size: layout.tile_size.to_bits(),
+        }
+    }
+}
+
+impl ChunkAssets {
+    pub(crate) fn new(materials: &mut Assets<StandardMaterial>) -> Self {
+        Self {
+            terrain: materials.add(StandardMaterial {
+                perceptual_roughness: 0.92,
+                reflectance: 0.25,
+                ..default()
+            }),
+            water: materials.add(StandardMaterial {
+                base_color: Color::srgba(0.16, 0.38, 0.56, 0.72),
+                alpha_mode: AlphaMode::Blend,
+                perceptual_roughness: 0.08,
+                reflectance: 0.6,
+                ..default()
+            }),
+            water_quad: None,
+        }
+    }
+
+    /// The water quad covering one chunk of `layout` at sea level, shared by every chunk.
+    pub(crate) fn water_quad(
+        &mut self,
+        layout: &ChunkLayout,
+        meshes: &mut Assets<Mesh>,
+    ) -> Handle<Mesh> {
+        let key = ChunkLayoutKey::from(layout);
+        if let Some((cached, handle)) = &self.water_quad
+            && *cached == key
+        {
+            return handle.clone();
+        }
+        let size = layout.chunk_size() as f32;
+        let mesh = Mesh::new(
+            PrimitiveTopology::TriangleList,
+            RenderAssetUsages::RENDER_WORLD,
+        )
+        .with_inserted_attribute(
+            Mesh::ATTRIBUTE_POSITION,
+            vec![
+                [0.0, 0.0, 0.0],
+                [size, 0.0, 0.0],
+                [0.0, 0.0, size],
+                [size, 0.0, size],
+            ],
+        )
+        .with_inserted_attribute(Mesh::ATTRIBUTE_NORMAL, vec![[0.0, 1.0, 0.0]; 4])
+        .with_inserted_attribute(
+            Mesh::ATTRIBUTE_UV_0,
+            vec![[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0]],
+        )
+        .with_inserted_indices(Indices::U16(vec![0, 2, 1, 1, 2, 3]));
+        let handle = meshes.add(mesh);
+        self.water_quad = Some((key, handle.clone()));
+        handle
+    }
+}
+
+/// The terrain mesh of a chunk: positions relative to the chunk origin, normals, linear vertex
+/// colours, and 16-bit indices when they fit.
+#[must_use]
+pub fn chunk_mesh(data: &ChunkData, usage: RenderAssetUsages) -> Mesh {
+    let indices = if data.positions.len() <= usize::from(u16::MAX) + 1 {
+        Indices::U16(data.indices.iter().map(|&i| i as u16).collect())
+    } else {
+        Indices::U32(data.indices.clone())
+    };
+    Mesh::new(PrimitiveTopology::TriangleList, usage)
+        .with_inserted_attribute(Mesh::ATTRIBUTE_POSITION, data.positions.clone())
+        .with_inserted_attribute(Mesh::ATTRIBUTE_NORMAL, data.normals.clone())
+        .with_inserted_attribute(Mesh::ATTRIBUTE_COLOR, data.colors.clone())
+        .with_inserted_indices(indices)
+}
+
+/// Bytes a mesh holds in vertex attributes and indices: what a loaded chunk costs on the GPU.
+#[must_use]
+pub fn mesh_bytes(mesh: &Mesh) -> usize {
+    let attributes: usize = mesh
+        .attributes()
+        .map(|(_, values)| values.get_bytes().len())
+        .sum();
+    let indices = match mesh.indices() {
+        Some(Indices::U16(i)) => i.len() * 2,
+        Some(Indices::U32(i)) => i.len() * 4,
+        None => 0,
+    };
+    attributes + indices
+}

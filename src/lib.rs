@@ -1,0 +1,115 @@
+//! Infinite, seeded, procedurally generated worlds for Bevy: climates, biomes, blended regions,
+//! water and trees, streamed around the camera on the async compute pool.
+//!
+//! ```no_run
+//! use bevy::prelude::*;
+//! use bevy_biome_world::prelude::*;
+//!
+//! App::new()
+//!     .add_plugins((DefaultPlugins, BiomeWorldPlugin::default()))
+//!     .add_systems(Startup, |mut commands: Commands| {
+//!         commands.spawn((Camera3d::default(), BiomeWorldAnchor, Transform::from_xyz(0.0, 150.0, 0.0)));
+//!     })
+//!     .run();
+//! ```
+//!
+//! The world itself comes from [`biome_core`] (re-exported), a pure-Rust implementation of the
+//! tutorial "Procedural Biome Generation: Simplex Noise & Domain Warping" that gives the same bits
+//! as the tutorial's JavaScript. Tune it at run time through [`BiomeWorldSettings`]; query it from
+//! gameplay code with the [`BiomeWorld`] system parameter; react to [`ChunkSpawned`] and
+//! [`ChunkDespawned`].
+//!
+//! Without a renderer (`MinimalPlugins` plus `AssetPlugin`), the plugin still streams chunks,
+//! meshes included, which is how its tests run.
+
+pub mod chunk;
+pub mod query;
+pub mod scatter;
+pub mod streaming;
+pub mod world;
+
+use bevy::prelude::*;
+
+pub use biome_core;
+pub use chunk::{BiomeChunk, BiomeWater, ChunkAssets};
+pub use query::BiomeWorld;
+pub use scatter::{BiomeTree, TreeAssets};
+pub use streaming::{BiomeWorldAnchor, BiomeWorldStats, ChunkDespawned, ChunkSpawned};
+pub use world::{BiomeWorldSettings, BiomeWorldState};
+
+/// Everything a game usually needs.
+pub mod prelude {
+    pub use crate::{
+        BiomeChunk, BiomeWorld, BiomeWorldAnchor, BiomeWorldPlugin, BiomeWorldSettings,
+        BiomeWorldStats, BiomeWorldSystems, ChunkDespawned, ChunkSpawned,
+    };
+    pub use biome_core::{ChunkCoord, ChunkLayout, MeshStyle, WorldSettings};
+}
+
+/// The plugin's systems, in the order they run each `Update`.
+#[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BiomeWorldSystems {
+    /// Rebuilds the world when [`BiomeWorldSettings`] changed.
+    Settings,
+    /// Decides which chunks should exist, despawns far ones, starts builds.
+    Stream,
+    /// Turns finished builds into entities.
+    Apply,
+}
+
+/// Streams an endless world around every [`BiomeWorldAnchor`].
+///
+/// Build-time options are fields here; runtime tunables live in the [`BiomeWorldSettings`]
+/// resource, added with `init_resource` so a game can insert its own first.
+#[derive(Clone, Debug, Default)]
+pub struct BiomeWorldPlugin;
+
+impl Plugin for BiomeWorldPlugin {
+    fn build(&self, app: &mut App) {
+        app.init_resource::<BiomeWorldSettings>()
+            .init_resource::<BiomeWorldStats>()
+            .init_resource::<streaming::ChunkStreamer>()
+            .add_message::<ChunkSpawned>()
+            .add_message::<ChunkDespawned>()
+            .configure_sets(
+                Update,
+                (
+                    BiomeWorldSystems::Settings,
+                    BiomeWorldSystems::Stream,
+                    BiomeWorldSystems::Apply,
+                )
+                    .chain(),
+            )
+            .add_systems(
+                Update,
+                (
+                    world::apply_settings.in_set(BiomeWorldSystems::Settings),
+                    streaming::stream_chunks.in_set(BiomeWorldSystems::Stream),
+                    streaming::apply_chunks.in_set(BiomeWorldSystems::Apply),
+                ),
+            );
+    }
+
+    fn finish(&self, app: &mut App) {
+        // Headless apps (MinimalPlugins + AssetPlugin) have no renderer to register these.
+        if !app.world().contains_resource::<Assets<Mesh>>() {
+            app.init_asset::<Mesh>();
+        }
+        if !app.world().contains_resource::<Assets<StandardMaterial>>() {
+            app.init_asset::<StandardMaterial>();
+        }
+        let settings = app.world().resource::<BiomeWorldSettings>().clone();
+        app.insert_resource(BiomeWorldState::new(&settings));
+        let world = app.world_mut();
+        let (chunk_assets, tree_assets) =
+            world.resource_scope(|world, mut materials: Mut<Assets<StandardMaterial>>| {
+                let mut meshes = world.resource_mut::<Assets<Mesh>>();
+                (
+                    ChunkAssets::new(&mut materials),
+                    TreeAssets::new(&mut meshes, &mut materials),
+                )
+            });
+        world.insert_resource(chunk_assets);
+        world.insert_resource(tree_assets);
+    }
+}

@@ -1,0 +1,92 @@
+//! Gameplay queries: [`BiomeWorld`] answers height, biome, region and full samples for any world
+//! position from the same core the chunks come from, so its answers agree with the meshes.
+
+use bevy::ecs::system::SystemParam;
+use bevy::prelude::*;
+use biome_core::world::{Biome, RegionId};
+use biome_core::{ChunkCoord, Sample, World};
+
+use crate::world::BiomeWorldState;
+
+/// Ask the world about any position:
+///
+/// ```no_run
+/// # use bevy::prelude::*;
+/// # use bevy_biome_world::prelude::*;
+/// fn drop_to_ground(world: BiomeWorld, mut crates: Query<&mut Transform, With<Name>>) {
+///     for mut transform in &mut crates {
+///         let ground = world.ground_height_at(transform.translation.xz());
+///         transform.translation.y = ground;
+///     }
+/// }
+/// ```
+#[derive(SystemParam)]
+pub struct BiomeWorld<'w> {
+    state: Res<'w, BiomeWorldState>,
+}
+
+impl BiomeWorld<'_> {
+    /// The world the chunks are built from.
+    #[must_use]
+    pub fn world(&self) -> &World {
+        &self.state.world
+    }
+
+    /// Height of the terrain field at `xz` (world x and z), 0 being sea level.
+    #[must_use]
+    pub fn height_at(&self, xz: Vec2) -> f32 {
+        self.state.world.height_at(f64::from(xz.x), f64::from(xz.y)) as f32
+    }
+
+    /// Height of the chunk mesh's surface at `xz`: the triangle under the point, interpolated
+    /// from the same vertex heights the mesh has. Use it to stand things on the ground.
+    #[must_use]
+    pub fn ground_height_at(&self, xz: Vec2) -> f32 {
+        let layout = &self.state.layout;
+        let (x, z) = (
+            f64::from(xz.x) / layout.tile_size,
+            f64::from(xz.y) / layout.tile_size,
+        );
+        let (i, j) = (x.floor(), z.floor());
+        let (u, v) = (x - i, z - j);
+        let corner = |di: f64, dj: f64| {
+            self.state
+                .world
+                .height_at((i + di) * layout.tile_size, (j + dj) * layout.tile_size)
+        };
+        // The mesh splits each tile along the diagonal from (1, 0) to (0, 1).
+        let h = if u + v <= 1.0 {
+            let h00 = corner(0.0, 0.0);
+            h00 + (corner(1.0, 0.0) - h00) * u + (corner(0.0, 1.0) - h00) * v
+        } else {
+            let h11 = corner(1.0, 1.0);
+            h11 + (corner(0.0, 1.0) - h11) * (1.0 - u) + (corner(1.0, 0.0) - h11) * (1.0 - v)
+        };
+        h as f32
+    }
+
+    /// Everything the world says about `xz`.
+    #[must_use]
+    pub fn sample_at(&self, xz: Vec2) -> Sample {
+        self.state.world.sample(f64::from(xz.x), f64::from(xz.y))
+    }
+
+    /// The biome at `xz`, with its index in the biome table.
+    #[must_use]
+    pub fn biome_at(&self, xz: Vec2) -> (usize, &Biome) {
+        let index = self.sample_at(xz).biome;
+        (index, &self.state.world.settings().biomes.biomes[index])
+    }
+
+    /// The region `xz` belongs to (the nearest site after the border wobble).
+    #[must_use]
+    pub fn region_at(&self, xz: Vec2) -> RegionId {
+        self.sample_at(xz).region
+    }
+
+    /// The chunk containing `xz`.
+    #[must_use]
+    pub fn chunk_at(&self, xz: Vec2) -> ChunkCoord {
+        ChunkCoord::containing(f64::from(xz.x), f64::from(xz.y), &self.state.layout)
+    }
+}

@@ -1,0 +1,256 @@
+//! Trees on the terrain: one low-poly mesh and one material per species, built in code and shared
+//! by every tree of that species, so the renderer batches them. Trees are child entities of their
+//! chunk and leave with it.
+
+use bevy::asset::RenderAssetUsages;
+use bevy::math::primitives::{Cone, Cuboid, Cylinder, Sphere};
+use bevy::mesh::{ConeAnchor, CylinderAnchor, Mesh, MeshBuilder, Meshable, VertexAttributeValues};
+use bevy::prelude::*;
+use biome_core::TreeInstance;
+use biome_core::world::TreeSpecies;
+
+/// Marks a tree entity, with its species.
+#[derive(Component, Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BiomeTree(pub TreeSpecies);
+
+/// The components of one tree entity.
+pub(crate) type TreeBundle = (
+    BiomeTree,
+    Mesh3d,
+    MeshMaterial3d<StandardMaterial>,
+    Transform,
+);
+
+/// The shared mesh and material of every species, indexed by [`TreeSpecies::index`].
+#[derive(Resource, Clone, Debug)]
+pub struct TreeAssets {
+    /// One mesh per species.
+    pub meshes: Vec<Handle<Mesh>>,
+    /// One material per species (white: the meshes carry their colours per vertex).
+    pub materials: Vec<Handle<StandardMaterial>>,
+}
+
+impl TreeAssets {
+    pub(crate) fn new(meshes: &mut Assets<Mesh>, materials: &mut Assets<StandardMaterial>) -> Self {
+        Self {
+            meshes: TreeSpecies::ALL
+                .iter()
+                .map(|&species| meshes.add(tree_mesh(species)))
+                .collect(),
+            materials: TreeSpecies::ALL
+                .iter()
+                .map(|&species| {
+                    materials.add(StandardMaterial {
+                        perceptual_roughness: 0.95,
+                        reflectance: 0.2,
+                        // Cactus skin has a little sheen; leaves and bark do not.
+                        metallic: if species == TreeSpecies::Cactus {
+                            0.05
+                        } else {
+                            0.0
+                        },
+                        ..default()
+                    })
+                })
+                .collect(),
+        }
+    }
+
+    /// The components of one tree standing at `tree` on its chunk.
+    pub(crate) fn bundle(&self, tree: &TreeInstance) -> TreeBundle {
+        let i = tree.species.index();
+        (
+            BiomeTree(tree.species),
+            Mesh3d(self.meshes[i].clone()),
+            MeshMaterial3d(self.materials[i].clone()),
+            Transform {
+                translation: Vec3::from_array(tree.position),
+                rotation: Quat::from_rotation_y(tree.yaw),
+                scale: Vec3::splat(tree.scale),
+            },
+        )
+    }
+}
+
+const BARK: Color = Color::srgb(0.36, 0.25, 0.16);
+const PALE_BARK: Color = Color::srgb(0.86, 0.84, 0.78);
+const NEEDLES: Color = Color::srgb(0.13, 0.30, 0.17);
+const SNOW: Color = Color::srgb(0.92, 0.95, 0.97);
+const LEAVES: Color = Color::srgb(0.22, 0.45, 0.16);
+const LIGHT_LEAVES: Color = Color::srgb(0.45, 0.62, 0.22);
+const SWAMP_LEAVES: Color = Color::srgb(0.27, 0.36, 0.16);
+const DRY_LEAVES: Color = Color::srgb(0.46, 0.50, 0.20);
+const FRONDS: Color = Color::srgb(0.30, 0.55, 0.18);
+const CACTUS: Color = Color::srgb(0.28, 0.52, 0.26);
+
+/// One part of a tree: a mesh, where it goes and its colour.
+fn part(mesh: Mesh, transform: Transform, color: Color) -> Mesh {
+    let mut mesh = mesh.transformed_by(transform);
+    // Primitive meshes carry UVs and tangents the trees do not need; keep what every part shares.
+    mesh.remove_attribute(Mesh::ATTRIBUTE_UV_0);
+    let count = mesh.count_vertices();
+    let linear = color.to_linear().to_f32_array();
+    mesh.insert_attribute(
+        Mesh::ATTRIBUTE_COLOR,
+        VertexAttributeValues::Float32x4(vec![linear; count]),
+    );
+    mesh
+}
+
+fn trunk(radius: f32, height: f32, color: Color) -> Mesh {
+    part(
+        Cylinder::new(radius, height)
+            .mesh()
+            .resolution(6)
+            .anchor(CylinderAnchor::Bottom)
+            .build(),
+        Transform::IDENTITY,
+        color,
+    )
+}
+
+fn cone(radius: f32, height: f32, base: f32, color: Color) -> Mesh {
+    part(
+        Cone { radius, height }
+            .mesh()
+            .resolution(7)
+            .anchor(ConeAnchor::Base)
+            .build(),
+        Transform::from_xyz(0.0, base, 0.0),
+        color,
+    )
+}
+
+fn blob(radius: f32, center: Vec3, squash: Vec3, color: Color) -> Mesh {
+    let sphere = Sphere::new(radius)
+        .mesh()
+        .ico(1)
+        .expect("1 subdivision is in range");
+    part(
+        sphere,
+        Transform::from_translation(center).with_scale(squash),
+        color,
+    )
+}
+
+fn merged(parts: Vec<Mesh>) -> Mesh {
+    let mut parts = parts.into_iter();
+    let mut mesh = parts.next().expect("a tree has parts");
+    for other in parts {
+        mesh.merge(&other)
+            .expect("tree parts share their attributes");
+    }
+    // Shared by every tree on screen; the main world never reads it again.
+    mesh.asset_usage = RenderAssetUsages::RENDER_WORLD;
+    mesh
+}
+
+/// The low-poly mesh of a species, about 1 unit of scale being a tree of ordinary size (metres).
+#[must_use]
+pub fn tree_mesh(species: TreeSpecies) -> Mesh {
+    match species {
+        TreeSpecies::Conifer => merged(vec![
+            trunk(0.22, 2.0, BARK),
+            cone(1.7, 3.2, 1.4, NEEDLES),
+            cone(1.3, 2.8, 3.0, NEEDLES),
+            cone(0.9, 2.4, 4.6, NEEDLES),
+        ]),
+        TreeSpecies::SnowyConifer => merged(vec![
+            trunk(0.22, 2.0, BARK),
+            cone(1.7, 3.2, 1.4, NEEDLES),
+            cone(1.3, 2.8, 3.0, SNOW),
+            cone(0.9, 2.4, 4.6, SNOW),
+        ]),
+        TreeSpecies::Broadleaf => merged(vec![
+            trunk(0.25, 2.6, BARK),
+            blob(
+                1.9,
+                Vec3::new(0.0, 3.9, 0.0),
+                Vec3::new(1.0, 0.85, 1.0),
+                LEAVES,
+            ),
+            blob(1.2, Vec3::new(0.9, 3.3, 0.4), Vec3::ONE, LEAVES),
+        ]),
+        TreeSpecies::Birch => merged(vec![
+            trunk(0.14, 3.4, PALE_BARK),
+            blob(
+                1.1,
+                Vec3::new(0.0, 4.4, 0.0),
+                Vec3::new(1.0, 1.6, 1.0),
+                LIGHT_LEAVES,
+            ),
+        ]),
+        TreeSpecies::SwampTree => merged(vec![
+            trunk(0.35, 1.8, BARK),
+            blob(
+                2.3,
+                Vec3::new(0.0, 2.6, 0.0),
+                Vec3::new(1.0, 0.45, 1.0),
+                SWAMP_LEAVES,
+            ),
+            cone(1.6, 1.6, 1.2, SWAMP_LEAVES),
+        ]),
+        TreeSpecies::Acacia => merged(vec![
+            trunk(0.16, 3.0, BARK),
+            part(
+                Cylinder::new(2.4, 0.45).mesh().resolution(8).build(),
+                Transform::from_xyz(0.0, 3.2, 0.0),
+                DRY_LEAVES,
+            ),
+        ]),
+        TreeSpecies::Palm => {
+            let mut parts = vec![trunk(0.16, 5.0, BARK)];
+            for k in 0..5 {
+                let yaw = k as f32 * std::f32::consts::TAU / 5.0;
+                let frond = Cuboid::new(0.5, 0.08, 2.4).mesh().build();
+                let transform = Transform::from_xyz(0.0, 5.0, 0.0)
+                    * Transform::from_rotation(
+                        Quat::from_rotation_y(yaw) * Quat::from_rotation_x(0.35),
+                    )
+                    * Transform::from_xyz(0.0, 0.0, 1.1);
+                parts.push(part(frond, transform, FRONDS));
+            }
+            merged(parts)
+        }
+        TreeSpecies::Cactus => merged(vec![
+            trunk(0.28, 2.6, CACTUS),
+            part(
+                Cylinder::new(0.18, 1.0).mesh().resolution(6).build(),
+                Transform::from_xyz(0.55, 1.5, 0.0),
+                CACTUS,
+            ),
+            part(
+                Cuboid::new(0.5, 0.3, 0.3).mesh().build(),
+                Transform::from_xyz(0.3, 1.05, 0.0),
+                CACTUS,
+            ),
+        ]),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_species_has_a_coloured_mesh_standing_on_the_ground() {
+        for species in TreeSpecies::ALL {
+            let mesh = tree_mesh(species);
+            let count = mesh.count_vertices();
+            assert!(count > 10, "{species:?} has {count} vertices");
+            assert!(mesh.attribute(Mesh::ATTRIBUTE_COLOR).is_some());
+            let Some(VertexAttributeValues::Float32x3(positions)) =
+                mesh.attribute(Mesh::ATTRIBUTE_POSITION)
+            else {
+                panic!("{species:?} has no positions");
+            };
+            let lowest = positions.iter().map(|p| p[1]).fold(f32::INFINITY, f32::min);
+            let highest = positions
+                .iter()
+                .map(|p| p[1])
+                .fold(f32::NEG_INFINITY, f32::max);
+            assert!(lowest.abs() < 0.01, "{species:?} starts at {lowest}");
+            assert!(highest > 2.0, "{species:?} is only {highest} tall");
+        }
+    }
+}

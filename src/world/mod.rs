@@ -1,0 +1,162 @@
+//! The runtime tunables ([`BiomeWorldSettings`]) and the world compiled from them
+//! ([`BiomeWorldState`]): when the settings change, the world is rebuilt once and its generation
+//! counter moves on, so every chunk is rebuilt and no result of older settings is applied.
+
+use std::sync::Arc;
+
+use bevy::prelude::*;
+use biome_core::world::SettingsError;
+use biome_core::{ChunkLayout, World, WorldSettings};
+
+/// Everything a game may tune while it runs. Insert your own before adding the plugin to start
+/// from other values; change it at any time to regenerate the world.
+#[derive(Resource, Clone, Debug, PartialEq)]
+pub struct BiomeWorldSettings {
+    /// The world: seed, terrain, climate, biomes, regions, surface and trees.
+    pub world: WorldSettings,
+    /// Chunk size and look (smooth or flat tiles).
+    pub layout: ChunkLayout,
+    /// Chunks are kept within this many chunks of an anchor.
+    pub view_radius: u32,
+    /// Chunks despawn only this many chunks beyond `view_radius`, so an anchor hovering at the
+    /// edge does not churn.
+    pub despawn_hysteresis: u32,
+    /// At most this many chunks are built at once on the async compute pool.
+    pub max_tasks: usize,
+    /// Main-thread time per frame for turning finished chunks into entities, in milliseconds;
+    /// at least one chunk is applied per frame whatever the budget.
+    pub apply_budget_ms: f32,
+    /// Whether chunks below sea level get a water surface.
+    pub water: bool,
+    /// Whether trees are spawned (the world still places them; see `world.trees`).
+    pub trees: bool,
+}
+
+impl Default for BiomeWorldSettings {
+    fn default() -> Self {
+        Self {
+            world: WorldSettings::default(),
+            layout: ChunkLayout::default(),
+            view_radius: 12,
+            despawn_hysteresis: 2,
+            max_tasks: default_task_budget(),
+            apply_budget_ms: 0.6,
+            water: true,
+            trees: true,
+        }
+    }
+}
+
+/// Two tasks per thread of the async compute pool keep it busy without queueing stale work.
+fn default_task_budget() -> usize {
+    std::thread::available_parallelism().map_or(2, |n| n.get()) * 2
+}
+
+impl BiomeWorldSettings {
+    /// Checks the world settings, the layout and the streaming values.
+    ///
+    /// # Errors
+    /// The first value out of range, by field path.
+    pub fn validate(&self) -> Result<(), SettingsError> {
+        self.world.validate()?;
+        self.layout.validate()?;
+        let fail = |field: &str, reason: &str| {
+            Err(SettingsError {
+                field: field.to_owned(),
+                reason: reason.to_owned(),
+            })
+        };
+        if !(1..=64).contains(&self.view_radius) {
+            return fail(
+                "view_radius",
+                &format!("must be from 1 to 64 chunks (got {})", self.view_radius),
+            );
+        }
+        if self.despawn_hysteresis > 16 {
+            return fail(
+                "despawn_hysteresis",
+                &format!(
+                    "must be from 0 to 16 chunks (got {})",
+                    self.despawn_hysteresis
+                ),
+            );
+        }
+        if !(1..=256).contains(&self.max_tasks) {
+            return fail(
+                "max_tasks",
+                &format!("must be from 1 to 256 (got {})", self.max_tasks),
+            );
+        }
+        if !(self.apply_budget_ms.is_finite() && (0.0..=100.0).contains(&self.apply_budget_ms)) {
+            return fail(
+                "apply_budget_ms",
+                &format!("must be from 0 to 100 ms (got {})", self.apply_budget_ms),
+            );
+        }
+        Ok(())
+    }
+}
+
+/// The world compiled from the last valid [`BiomeWorldSettings`].
+#[derive(Resource, Clone, Debug)]
+pub struct BiomeWorldState {
+    /// The world every chunk and query answers from.
+    pub world: Arc<World>,
+    /// The layout chunks are built with.
+    pub layout: ChunkLayout,
+    /// Moves on each time the world or layout changes; chunks and tasks of older generations are
+    /// replaced, never applied.
+    pub generation: u64,
+    /// Why the latest settings were refused, if they were; the world keeps its last valid state.
+    pub error: Option<SettingsError>,
+}
+
+impl BiomeWorldState {
+    pub(crate) fn new(settings: &BiomeWorldSettings) -> Self {
+        match settings.validate() {
+            Ok(()) => Self {
+                world: Arc::new(World::new(settings.world.clone()).expect("validated above")),
+                layout: settings.layout,
+                generation: 0,
+                error: None,
+            },
+            Err(error) => {
+                error!("biome world settings refused, using defaults: {error}");
+                let defaults = BiomeWorldSettings::default();
+                Self {
+                    world: Arc::new(World::new(defaults.world).expect("defaults are valid")),
+                    layout: defaults.layout,
+                    generation: 0,
+                    error: Some(error),
+                }
+            }
+        }
+    }
+}
+
+/// Rebuilds the world when the settings changed in a way that touches it.
+pub(crate) fn apply_settings(
+    settings: Res<BiomeWorldSettings>,
+    mut state: ResMut<BiomeWorldState>,
+) {
+    if !settings.is_changed() || settings.is_added() {
+        return;
+    }
+    if let Err(error) = settings.validate() {
+        if state.error.as_ref() != Some(&error) {
+            warn!("biome world settings refused, keeping the current world: {error}");
+            state.error = Some(error);
+        }
+        return;
+    }
+    state.error = None;
+    let world_changed = *state.world.settings() != settings.world;
+    if !world_changed && state.layout == settings.layout {
+        return;
+    }
+    if world_changed {
+        state.world = Arc::new(World::new(settings.world.clone()).expect("validated above"));
+    }
+    state.layout = settings.layout;
+    state.generation += 1;
+}
