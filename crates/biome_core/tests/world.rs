@@ -193,7 +193,11 @@ fn seeded_output_is_stable() {
     .iter()
     .map(|&c| chunk_hash(&world.build_chunk(c, &layout)))
     .collect();
-    let expected: [u64; 3] = [11_993_300_871_705_012_505, 6_995_543_846_231_143_570, 13_271_417_070_622_701_084];
+    let expected: [u64; 3] = [
+        11_993_300_871_705_012_505,
+        6_995_543_846_231_143_570,
+        13_271_417_070_622_701_084,
+    ];
     assert_eq!(
         got, expected,
         "seeded chunk bytes changed: update the expected hash if the change was intended"
@@ -247,7 +251,10 @@ fn trees_are_placed_once_with_spacing_held_across_borders() {
             }
         }
     }
-    assert!(total > 200, "the default world grows trees: {total} in these blocks");
+    assert!(
+        total > 200,
+        "the default world grows trees: {total} in these blocks"
+    );
 }
 
 fn key(tree: &biome_core::TreeInstance) -> ([u32; 3], usize, u32, u32) {

@@ -71,7 +71,38 @@ fn fbm_points_avx2(
         amplitude *= params.persistence;
     }
     let max_value = _mm256_set1_pd(max_value);
-    for k in (0..lanes).step_by(4) {
+    // Two vectors per step: their noise chains are independent, so the CPU overlaps them.
+    let pairs = lanes / 8 * 8;
+    for k in (0..pairs).step_by(8) {
+        let (xa, ya) = (load(&xs[k..k + 4]), load(&ys[k..k + 4]));
+        let (xb, yb) = (load(&xs[k + 4..k + 8]), load(&ys[k + 4..k + 8]));
+        let mut total_a = _mm256_setzero_pd();
+        let mut total_b = _mm256_setzero_pd();
+        let mut frequency = 1.0;
+        let mut amplitude = 1.0;
+        for i in 0..params.octaves {
+            let offset = _mm256_set1_pd(f64::from(i * 2));
+            let f = _mm256_set1_pd(frequency);
+            let a = _mm256_set1_pd(amplitude);
+            let na = noise4(
+                table,
+                _mm256_mul_pd(_mm256_add_pd(xa, offset), f),
+                _mm256_mul_pd(_mm256_add_pd(ya, offset), f),
+            );
+            let nb = noise4(
+                table,
+                _mm256_mul_pd(_mm256_add_pd(xb, offset), f),
+                _mm256_mul_pd(_mm256_add_pd(yb, offset), f),
+            );
+            total_a = _mm256_add_pd(total_a, _mm256_mul_pd(na, a));
+            total_b = _mm256_add_pd(total_b, _mm256_mul_pd(nb, a));
+            amplitude *= params.persistence;
+            frequency *= params.lacunarity;
+        }
+        store(&mut out[k..k + 4], _mm256_div_pd(total_a, max_value));
+        store(&mut out[k + 4..k + 8], _mm256_div_pd(total_b, max_value));
+    }
+    for k in (pairs..lanes).step_by(4) {
         let x = load(&xs[k..k + 4]);
         let y = load(&ys[k..k + 4]);
         let mut total = _mm256_setzero_pd();
@@ -162,9 +193,9 @@ fn wrap_256(i: __m256d) -> __m128i {
 }
 
 /// [`GRAD2`](crate::tutorial::GRAD2)'s x components as integer lanes.
-const GRAD_X: [i32; 8] = [1, -1, 1, -1, 1, -1, 0, 0];
+pub(super) const GRAD_X: [i32; 8] = [1, -1, 1, -1, 1, -1, 0, 0];
 /// [`GRAD2`](crate::tutorial::GRAD2)'s y components as integer lanes.
-const GRAD_Y: [i32; 8] = [1, 1, -1, -1, 0, 0, 1, -1];
+pub(super) const GRAD_Y: [i32; 8] = [1, 1, -1, -1, 0, 0, 1, -1];
 
 /// One corner's contribution on four lanes, `(a, b)` being the wrapped corner coordinates.
 #[inline]

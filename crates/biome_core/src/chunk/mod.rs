@@ -6,8 +6,6 @@
 //! sit at the same world coordinates in both chunks, and normals come from heights that include a
 //! one-tile apron, so edges match exactly in height, normal and colour.
 
-use std::collections::HashMap;
-
 use serde::{Deserialize, Serialize};
 
 use crate::trees::TreeInstance;
@@ -329,14 +327,22 @@ impl World {
             .iter()
             .map(|&[x, z]| cache.nearest_two(x, z))
             .collect();
-        let mut biomes: HashMap<RegionId, usize> = HashMap::new();
+        // A chunk touches a handful of regions: a short list beats hashing every lookup.
+        let mut biomes: Vec<(RegionId, usize)> = Vec::new();
         for pair in &pairs {
             for region in [pair.nearest, pair.second] {
-                biomes
-                    .entry(region)
-                    .or_insert_with(|| self.region_biome_at(cache.site(region)));
+                if !biomes.iter().any(|&(r, _)| r == region) {
+                    biomes.push((region, self.region_biome_at(cache.site(region))));
+                }
             }
         }
+        let biome_of = |region: RegionId| {
+            biomes
+                .iter()
+                .find(|&&(r, _)| r == region)
+                .map(|&(_, biome)| biome)
+                .expect("every region of every pair was listed")
+        };
         (0..n)
             .map(|k| {
                 let noise = PointNoise {
@@ -345,7 +351,7 @@ impl World {
                     wet: wet[k],
                     wobbled: wobbled[k],
                 };
-                self.finish(noise, pairs[k], |region| biomes[&region])
+                self.finish(noise, pairs[k], biome_of)
             })
             .collect()
     }

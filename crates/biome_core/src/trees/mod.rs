@@ -76,8 +76,12 @@ impl World {
         let densest = biomes.iter().map(|b| b.tree_density).fold(0.0, f64::max);
         // The clumping field scales a biome's density by at most 1 + clumping.
         let keep_limit = densest * (1.0 + trees.clumping);
+        if keep_limit <= 0.0 {
+            return Vec::new();
+        }
 
         // Spots stay inside their cells, so only cells overlapping the rectangle can contribute.
+        // The cheap draws come first: most spots are dropped before any terrain is sampled.
         let cell = |v: f64| (v / trees.spacing).floor() as i64;
         let mut spots = Vec::new();
         for cz in cell(min[1])..=cell(max[1]) {
@@ -89,44 +93,62 @@ impl World {
                 let offset = |salt| (unit(hash_cell(seed, cx, cz, salt)) - 0.5) * trees.jitter;
                 let x = (cx as f64 + 0.5 + offset(salt::TREE_X)) * trees.spacing;
                 let z = (cz as f64 + 0.5 + offset(salt::TREE_Z)) * trees.spacing;
-                if (min[0]..max[0]).contains(&x) && (min[1]..max[1]).contains(&z) {
-                    spots.push((cx, cz, x, z, keep));
+                if !((min[0]..max[0]).contains(&x) && (min[1]..max[1]).contains(&z)) {
+                    continue;
+                }
+                let forest = fbm(
+                    &self.forests,
+                    x * FOREST_SCALE,
+                    z * FOREST_SCALE,
+                    2,
+                    0.5,
+                    2.0,
+                );
+                let clump =
+                    1.0 - trees.clumping + trees.clumping * 2.0 * smoothstep(-0.3, 0.3, forest);
+                if keep < densest * clump {
+                    spots.push(Spot {
+                        cx,
+                        cz,
+                        x,
+                        z,
+                        keep,
+                        clump,
+                    });
                 }
             }
         }
-        if spots.is_empty() {
-            return Vec::new();
-        }
 
-        // One batch for each spot and its two slope neighbours.
-        let n = spots.len();
-        let mut xs = Vec::with_capacity(3 * n);
-        let mut zs = Vec::with_capacity(3 * n);
-        for &(_, _, x, z, _) in &spots {
-            xs.extend_from_slice(&[x, x + SLOPE_STEP, x]);
-            zs.extend_from_slice(&[z, z, z + SLOPE_STEP]);
+        // Height and slope: one batch for each spot and its two neighbours.
+        let mut xs = Vec::with_capacity(3 * spots.len());
+        let mut zs = Vec::with_capacity(3 * spots.len());
+        for spot in &spots {
+            xs.extend_from_slice(&[spot.x, spot.x + SLOPE_STEP, spot.x]);
+            zs.extend_from_slice(&[spot.z, spot.z, spot.z + SLOPE_STEP]);
         }
-        let mut density = vec![0.0; 3 * n];
+        let mut density = vec![0.0; xs.len()];
         self.batch_density(&xs, &zs, cache, &mut density);
-        let spot_x: Vec<f64> = spots.iter().map(|s| s.2).collect();
-        let spot_z: Vec<f64> = spots.iter().map(|s| s.3).collect();
-        let spot_density: Vec<f64> = (0..n).map(|k| density[3 * k]).collect();
-        let samples = self.samples_with_density(&spot_x, &spot_z, &spot_density, cache);
-
         let height_scale = settings.terrain.height_scale;
         let max_gradient = trees.max_slope_degrees.to_radians().tan();
+        let beach = settings.surface.beach;
+        let mut dry = Vec::with_capacity(spots.len());
+        for (k, spot) in spots.iter().enumerate() {
+            let here = density[3 * k];
+            let gx = (density[3 * k + 1] - here) * height_scale / SLOPE_STEP;
+            let gz = (density[3 * k + 2] - here) * height_scale / SLOPE_STEP;
+            // Water and beach come from height alone; steep ground is left bare.
+            if here >= beach && (gx * gx + gz * gz).sqrt() <= max_gradient {
+                dry.push((spot, here));
+            }
+        }
+
+        let spot_x: Vec<f64> = dry.iter().map(|(s, _)| s.x).collect();
+        let spot_z: Vec<f64> = dry.iter().map(|(s, _)| s.z).collect();
+        let spot_density: Vec<f64> = dry.iter().map(|&(_, d)| d).collect();
+        let samples = self.samples_with_density(&spot_x, &spot_z, &spot_density, cache);
         let mut out = Vec::new();
-        for (k, &(cx, cz, x, z, keep)) in spots.iter().enumerate() {
-            let sample = &samples[k];
-            if !matches!(sample.surface, Surface::Land | Surface::Snow) {
-                continue;
-            }
-            let gx = (density[3 * k + 1] - density[3 * k]) * height_scale / SLOPE_STEP;
-            let gz = (density[3 * k + 2] - density[3 * k]) * height_scale / SLOPE_STEP;
-            if (gx * gx + gz * gz).sqrt() > max_gradient {
-                continue;
-            }
-            let draw = hash_cell(seed, cx, cz, salt::TREE_SPECIES);
+        for (&(spot, _), sample) in dry.iter().zip(&samples) {
+            let draw = hash_cell(seed, spot.cx, spot.cz, salt::TREE_SPECIES);
             // Near a border, trees come from either region in the colour's proportion.
             let biome = if unit(draw) < sample.blend {
                 sample.biome
@@ -134,16 +156,7 @@ impl World {
                 sample.second_biome
             };
             let biome = &biomes[biome];
-            let forest = fbm(
-                &self.forests,
-                x * FOREST_SCALE,
-                z * FOREST_SCALE,
-                2,
-                0.5,
-                2.0,
-            );
-            let clump = 1.0 - trees.clumping + trees.clumping * 2.0 * smoothstep(-0.3, 0.3, forest);
-            if keep >= biome.tree_density * clump {
+            if spot.keep >= biome.tree_density * spot.clump {
                 continue;
             }
             let Some(species) = pick_species(&biome.trees, unit(draw.rotate_left(32))) else {
@@ -156,17 +169,26 @@ impl World {
                 (Surface::Snow, _) => continue,
                 (_, species) => species,
             };
-            let shape = hash_cell(seed, cx, cz, salt::TREE_SHAPE);
-            let size = unit(shape);
+            let shape = hash_cell(seed, spot.cx, spot.cz, salt::TREE_SHAPE);
             out.push(Tree {
-                position: [x, sample.height, z],
+                position: [spot.x, sample.height, spot.z],
                 species,
-                scale: (trees.min_scale + (trees.max_scale - trees.min_scale) * size) as f32,
+                scale: (trees.min_scale + (trees.max_scale - trees.min_scale) * unit(shape)) as f32,
                 yaw: (unit(shape.rotate_left(32)) * std::f64::consts::TAU) as f32,
             });
         }
         out
     }
+}
+
+/// A tree spot that passed the cheap draws.
+struct Spot {
+    cx: i64,
+    cz: i64,
+    x: f64,
+    z: f64,
+    keep: f64,
+    clump: f64,
 }
 
 /// Picks a species by weight with a draw in `0..1`; `None` if no species has weight.

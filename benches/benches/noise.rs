@@ -1,0 +1,198 @@
+//! Throughput of `biome_core` against noise-rs and fastnoise-lite on the same workloads, in one run.
+//!
+//! `cargo bench -p biome_benches --bench noise`
+//!
+//! Every workload samples a 64 × 64 grid of points; criterion reports time per point (elements).
+//! Peers are configured for the same work: 4 octaves, persistence 0.5, lacunarity 2, their 2D
+//! Simplex (noise-rs `Fbm<Simplex>`, fastnoise-lite `OpenSimplex2` with `FBm`, in its default
+//! `f32` build).
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use biome_core::batch::{Backend, FbmParams};
+use biome_core::chunk::{ChunkCoord, ChunkLayout};
+use biome_core::tutorial::{Simplex, domain_warp, fbm};
+use biome_core::world::{World, WorldSettings};
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use fastnoise_lite::{FastNoiseLite, FractalType, NoiseType};
+use noise::{Fbm, MultiFractal, NoiseFn};
+
+const SIDE: usize = 64;
+const STEP: f64 = 0.037;
+
+fn grid() -> (Vec<f64>, Vec<f64>) {
+    let mut xs = Vec::with_capacity(SIDE * SIDE);
+    let mut ys = Vec::with_capacity(SIDE * SIDE);
+    for j in 0..SIDE {
+        for i in 0..SIDE {
+            xs.push(13.5 + i as f64 * STEP);
+            ys.push(-7.25 + j as f64 * STEP);
+        }
+    }
+    (xs, ys)
+}
+
+fn noise_and_fbm(c: &mut Criterion) {
+    let (xs, ys) = grid();
+    let n = xs.len();
+    let ours = Simplex::new(42);
+    let mut out = vec![0.0; n];
+    let noise_rs_simplex = noise::Simplex::new(42);
+    let noise_rs_fbm = Fbm::<noise::Simplex>::new(42)
+        .set_octaves(4)
+        .set_persistence(0.5)
+        .set_lacunarity(2.0);
+    let fast_noise = || {
+        let mut noise = FastNoiseLite::with_seed(42);
+        noise.set_noise_type(Some(NoiseType::OpenSimplex2));
+        noise.set_frequency(Some(1.0));
+        noise
+    };
+    let fast_simplex = fast_noise();
+    let mut fast_fbm = fast_noise();
+    fast_fbm.set_fractal_type(Some(FractalType::FBm));
+    fast_fbm.set_fractal_octaves(Some(4));
+    fast_fbm.set_fractal_gain(Some(0.5));
+    fast_fbm.set_fractal_lacunarity(Some(2.0));
+
+    let mut group = c.benchmark_group("noise");
+    group.throughput(Throughput::Elements(n as u64));
+    group.bench_function("biome_core scalar", |b| {
+        b.iter(|| {
+            xs.iter()
+                .zip(&ys)
+                .map(|(&x, &y)| ours.noise(black_box(x), y))
+                .sum::<f64>()
+        });
+    });
+    group.bench_function("biome_core batch", |b| {
+        b.iter(|| {
+            ours.noise_points(black_box(&xs), &ys, &mut out);
+            out[n - 1]
+        });
+    });
+    group.bench_function("noise-rs Simplex", |b| {
+        b.iter(|| {
+            xs.iter()
+                .zip(&ys)
+                .map(|(&x, &y)| noise_rs_simplex.get([black_box(x), y]))
+                .sum::<f64>()
+        });
+    });
+    group.bench_function("fastnoise-lite OpenSimplex2", |b| {
+        b.iter(|| {
+            xs.iter()
+                .zip(&ys)
+                .map(|(&x, &y)| fast_simplex.get_noise_2d(black_box(x as f32), y as f32))
+                .sum::<f32>()
+        });
+    });
+    group.finish();
+
+    let mut group = c.benchmark_group("fbm4");
+    group.throughput(Throughput::Elements(n as u64));
+    group.bench_function("biome_core scalar", |b| {
+        b.iter(|| {
+            xs.iter()
+                .zip(&ys)
+                .map(|(&x, &y)| fbm(&ours, black_box(x), y, 4, 0.5, 2.0))
+                .sum::<f64>()
+        });
+    });
+    for backend in Backend::available() {
+        group.bench_function(format!("biome_core batch {}", backend.name()), |b| {
+            b.iter(|| {
+                ours.fbm_points_with(backend, black_box(&xs), &ys, FbmParams::default(), &mut out);
+                out[n - 1]
+            });
+        });
+    }
+    group.bench_function("noise-rs Fbm<Simplex>", |b| {
+        b.iter(|| {
+            xs.iter()
+                .zip(&ys)
+                .map(|(&x, &y)| noise_rs_fbm.get([black_box(x), y]))
+                .sum::<f64>()
+        });
+    });
+    group.bench_function("fastnoise-lite FBm OpenSimplex2", |b| {
+        b.iter(|| {
+            xs.iter()
+                .zip(&ys)
+                .map(|(&x, &y)| fast_fbm.get_noise_2d(black_box(x as f32), y as f32))
+                .sum::<f32>()
+        });
+    });
+    group.finish();
+
+    let mut group = c.benchmark_group("domain_warp");
+    group.throughput(Throughput::Elements(n as u64));
+    for levels in [1, 2] {
+        group.bench_function(format!("biome_core scalar, levels {levels}"), |b| {
+            b.iter(|| {
+                xs.iter()
+                    .zip(&ys)
+                    .map(|(&x, &y)| domain_warp(&ours, black_box(x), y, 4.0, 1.0, levels))
+                    .sum::<f64>()
+            });
+        });
+        group.bench_function(format!("biome_core batch, levels {levels}"), |b| {
+            b.iter(|| {
+                ours.domain_warp_points(black_box(&xs), &ys, 4.0, 1.0, levels, &mut out);
+                out[n - 1]
+            });
+        });
+    }
+    group.finish();
+}
+
+fn world(c: &mut Criterion) {
+    let world = World::new(WorldSettings::default()).expect("defaults are valid");
+    let (xs, zs) = grid();
+    let (xs, zs): (Vec<f64>, Vec<f64>) = (
+        xs.iter().map(|x| x * 60.0).collect(),
+        zs.iter().map(|z| z * 60.0).collect(),
+    );
+    let mut group = c.benchmark_group("world");
+    group.throughput(Throughput::Elements(xs.len() as u64));
+    group.bench_function("World::sample", |b| {
+        b.iter(|| {
+            xs.iter()
+                .zip(&zs)
+                .map(|(&x, &z)| world.sample(black_box(x), z).height)
+                .sum::<f64>()
+        });
+    });
+    group.bench_function("World::sample_points", |b| {
+        b.iter(|| world.sample_points(black_box(&xs), &zs).len());
+    });
+    group.finish();
+
+    let layout = ChunkLayout::default();
+    let mut group = c.benchmark_group("chunk");
+    group.throughput(Throughput::Elements(1));
+    let mut k = 0;
+    group.bench_function("build_chunk 64x64 with colours, normals, trees", |b| {
+        b.iter(|| {
+            // A different land-and-sea chunk each time, so caches do not flatter the figure.
+            k = (k + 1) % 64;
+            world.build_chunk(ChunkCoord::new(k % 8 - 4, k / 8 - 4), black_box(&layout))
+        });
+    });
+    group.finish();
+}
+
+fn config() -> Criterion {
+    Criterion::default()
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(3))
+        .sample_size(30)
+}
+
+criterion_group! {
+    name = benches;
+    config = config();
+    targets = noise_and_fbm, world
+}
+criterion_main!(benches);

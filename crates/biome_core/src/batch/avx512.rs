@@ -1,0 +1,223 @@
+//! AVX-512 lanes for the batch paths: eight `f64` points per instruction.
+//!
+//! The same operations as the scalar code, in the same order, as in the AVX2 path (see there for
+//! how the lookups differ in form only); masks replace blends.
+// Loads, stores and gathers go through raw pointers; every access's bounds are argued at the call.
+#![allow(unsafe_code)]
+
+use std::arch::x86_64::{
+    __m256i, __m512d, _CMP_GT_OQ, _CMP_LT_OQ, _MM_FROUND_NO_EXC, _MM_FROUND_TO_NEG_INF,
+    _mm256_add_epi32, _mm256_and_si256, _mm256_i32gather_epi32, _mm256_or_si256,
+    _mm256_permutevar8x32_epi32, _mm256_set1_epi32, _mm256_setr_epi32, _mm256_slli_epi32,
+    _mm512_add_pd, _mm512_cmp_pd_mask, _mm512_cvtepi32_pd, _mm512_cvttpd_epi32, _mm512_div_pd,
+    _mm512_loadu_pd, _mm512_maskz_mov_pd, _mm512_mul_pd, _mm512_roundscale_pd, _mm512_set1_pd,
+    _mm512_setzero_pd, _mm512_storeu_pd, _mm512_sub_pd,
+};
+
+use super::FbmParams;
+use super::avx2::{GRAD_X, GRAD_Y};
+use crate::tutorial::{CORNER_TABLE_LEN, F2, G2, Simplex};
+
+/// `roundscale` immediate for `floor`: round toward negative infinity, no exceptions.
+const FLOOR: i32 = _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC;
+
+#[inline]
+pub(super) fn available() -> bool {
+    std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx2")
+}
+
+/// Fills `out` for the leading multiple of 8 points and returns how many it filled.
+pub(super) fn noise_points(simplex: &Simplex, xs: &[f64], ys: &[f64], out: &mut [f64]) -> usize {
+    assert!(available());
+    // SAFETY: AVX-512F and AVX2 are present (checked above).
+    unsafe { noise_points_avx512(&simplex.corner_gradients, xs, ys, out) }
+}
+
+/// Fills `out` for the leading multiple of 8 points and returns how many it filled.
+pub(super) fn fbm_points(
+    simplex: &Simplex,
+    xs: &[f64],
+    ys: &[f64],
+    params: FbmParams,
+    out: &mut [f64],
+) -> usize {
+    assert!(available());
+    // SAFETY: AVX-512F and AVX2 are present (checked above).
+    unsafe { fbm_points_avx512(&simplex.corner_gradients, xs, ys, params, out) }
+}
+
+#[target_feature(enable = "avx512f,avx2")]
+fn noise_points_avx512(table: &[u8], xs: &[f64], ys: &[f64], out: &mut [f64]) -> usize {
+    let lanes = xs.len().min(ys.len()).min(out.len()) / 8 * 8;
+    for k in (0..lanes).step_by(8) {
+        let x = load(&xs[k..k + 8]);
+        let y = load(&ys[k..k + 8]);
+        store(&mut out[k..k + 8], noise8(table, x, y));
+    }
+    lanes
+}
+
+#[target_feature(enable = "avx512f,avx2")]
+fn fbm_points_avx512(
+    table: &[u8],
+    xs: &[f64],
+    ys: &[f64],
+    params: FbmParams,
+    out: &mut [f64],
+) -> usize {
+    let lanes = xs.len().min(ys.len()).min(out.len()) / 8 * 8;
+    let mut max_value = 0.0;
+    let mut amplitude = 1.0;
+    for _ in 0..params.octaves {
+        max_value += amplitude;
+        amplitude *= params.persistence;
+    }
+    let max_value = _mm512_set1_pd(max_value);
+    // Two vectors per step: their noise chains are independent, so the CPU overlaps them.
+    let pairs = lanes / 16 * 16;
+    for k in (0..pairs).step_by(16) {
+        let (xa, ya) = (load(&xs[k..k + 8]), load(&ys[k..k + 8]));
+        let (xb, yb) = (load(&xs[k + 8..k + 16]), load(&ys[k + 8..k + 16]));
+        let mut total_a = _mm512_setzero_pd();
+        let mut total_b = _mm512_setzero_pd();
+        let mut frequency = 1.0;
+        let mut amplitude = 1.0;
+        for i in 0..params.octaves {
+            let offset = _mm512_set1_pd(f64::from(i * 2));
+            let f = _mm512_set1_pd(frequency);
+            let a = _mm512_set1_pd(amplitude);
+            let na = noise8(
+                table,
+                _mm512_mul_pd(_mm512_add_pd(xa, offset), f),
+                _mm512_mul_pd(_mm512_add_pd(ya, offset), f),
+            );
+            let nb = noise8(
+                table,
+                _mm512_mul_pd(_mm512_add_pd(xb, offset), f),
+                _mm512_mul_pd(_mm512_add_pd(yb, offset), f),
+            );
+            total_a = _mm512_add_pd(total_a, _mm512_mul_pd(na, a));
+            total_b = _mm512_add_pd(total_b, _mm512_mul_pd(nb, a));
+            amplitude *= params.persistence;
+            frequency *= params.lacunarity;
+        }
+        store(&mut out[k..k + 8], _mm512_div_pd(total_a, max_value));
+        store(&mut out[k + 8..k + 16], _mm512_div_pd(total_b, max_value));
+    }
+    for k in (pairs..lanes).step_by(8) {
+        let (x, y) = (load(&xs[k..k + 8]), load(&ys[k..k + 8]));
+        let mut total = _mm512_setzero_pd();
+        let mut frequency = 1.0;
+        let mut amplitude = 1.0;
+        for i in 0..params.octaves {
+            let offset = _mm512_set1_pd(f64::from(i * 2));
+            let f = _mm512_set1_pd(frequency);
+            let n = noise8(
+                table,
+                _mm512_mul_pd(_mm512_add_pd(x, offset), f),
+                _mm512_mul_pd(_mm512_add_pd(y, offset), f),
+            );
+            total = _mm512_add_pd(total, _mm512_mul_pd(n, _mm512_set1_pd(amplitude)));
+            amplitude *= params.persistence;
+            frequency *= params.lacunarity;
+        }
+        store(&mut out[k..k + 8], _mm512_div_pd(total, max_value));
+    }
+    lanes
+}
+
+#[inline]
+#[target_feature(enable = "avx512f,avx2")]
+fn load(lanes: &[f64]) -> __m512d {
+    assert!(lanes.len() >= 8);
+    // SAFETY: eight f64 are in bounds (asserted); loadu has no alignment requirement.
+    unsafe { _mm512_loadu_pd(lanes.as_ptr()) }
+}
+
+#[inline]
+#[target_feature(enable = "avx512f,avx2")]
+fn store(lanes: &mut [f64], value: __m512d) {
+    assert!(lanes.len() >= 8);
+    // SAFETY: eight f64 are in bounds (asserted); storeu has no alignment requirement.
+    unsafe { _mm512_storeu_pd(lanes.as_mut_ptr(), value) }
+}
+
+/// [`Simplex::noise`] on eight lanes.
+#[inline]
+#[target_feature(enable = "avx512f,avx2")]
+fn noise8(table: &[u8], x: __m512d, y: __m512d) -> __m512d {
+    let one = _mm512_set1_pd(1.0);
+    let g2 = _mm512_set1_pd(G2);
+    let g2_twice = _mm512_set1_pd(2.0 * G2);
+
+    let s = _mm512_mul_pd(_mm512_add_pd(x, y), _mm512_set1_pd(F2));
+    let i = _mm512_roundscale_pd::<FLOOR>(_mm512_add_pd(x, s));
+    let j = _mm512_roundscale_pd::<FLOOR>(_mm512_add_pd(y, s));
+    let t = _mm512_mul_pd(_mm512_add_pd(i, j), g2);
+    let x0 = _mm512_sub_pd(x, _mm512_sub_pd(i, t));
+    let y0 = _mm512_sub_pd(y, _mm512_sub_pd(j, t));
+
+    // x0 > y0 (false for NaN, as in the scalar code): the middle corner is one step right.
+    let lower = _mm512_cmp_pd_mask::<_CMP_GT_OQ>(x0, y0);
+    let i1 = _mm512_maskz_mov_pd(lower, one);
+    let j1 = _mm512_maskz_mov_pd(!lower, one);
+    let x1 = _mm512_add_pd(_mm512_sub_pd(x0, i1), g2);
+    let y1 = _mm512_add_pd(_mm512_sub_pd(y0, j1), g2);
+    let x2 = _mm512_add_pd(_mm512_sub_pd(x0, one), g2_twice);
+    let y2 = _mm512_add_pd(_mm512_sub_pd(y0, one), g2_twice);
+
+    let byte = _mm256_set1_epi32(255);
+    let ii = wrap_256(i);
+    let jj = wrap_256(j);
+    let ii1 = _mm256_and_si256(_mm256_add_epi32(ii, _mm512_cvttpd_epi32(i1)), byte);
+    let jj1 = _mm256_and_si256(_mm256_add_epi32(jj, _mm512_cvttpd_epi32(j1)), byte);
+    let step = _mm256_set1_epi32(1);
+    let ii2 = _mm256_and_si256(_mm256_add_epi32(ii, step), byte);
+    let jj2 = _mm256_and_si256(_mm256_add_epi32(jj, step), byte);
+
+    let n0 = corner8(table, ii, jj, x0, y0);
+    let n1 = corner8(table, ii1, jj1, x1, y1);
+    let n2 = corner8(table, ii2, jj2, x2, y2);
+    _mm512_mul_pd(
+        _mm512_set1_pd(70.0),
+        _mm512_add_pd(_mm512_add_pd(n0, n1), n2),
+    )
+}
+
+/// JavaScript's `i & 255` for eight integral lanes (see the AVX2 path).
+#[inline]
+#[target_feature(enable = "avx512f,avx2")]
+fn wrap_256(i: __m512d) -> __m256i {
+    let quotient = _mm512_roundscale_pd::<FLOOR>(_mm512_mul_pd(i, _mm512_set1_pd(1.0 / 256.0)));
+    let rest = _mm512_sub_pd(i, _mm512_mul_pd(quotient, _mm512_set1_pd(256.0)));
+    _mm256_and_si256(_mm512_cvttpd_epi32(rest), _mm256_set1_epi32(255))
+}
+
+/// One corner's contribution on eight lanes, `(a, b)` being the wrapped corner coordinates.
+#[inline]
+#[target_feature(enable = "avx512f,avx2")]
+fn corner8(table: &[u8], a: __m256i, b: __m256i, x: __m512d, y: __m512d) -> __m512d {
+    debug_assert_eq!(table.len(), CORNER_TABLE_LEN);
+    let index = _mm256_or_si256(_mm256_slli_epi32::<8>(a), b);
+    // SAFETY: every lane of `index` is below 65536 (two bytes), and the table holds 65536 + 3
+    // bytes, so each 4-byte read at `table + index` is in bounds; the low byte is the entry.
+    let hash = unsafe { _mm256_i32gather_epi32::<1>(table.as_ptr().cast(), index) };
+    let hash = _mm256_and_si256(hash, _mm256_set1_epi32(7));
+    let [x_0, x_1, x_2, x_3, x_4, x_5, x_6, x_7] = GRAD_X;
+    let [y_0, y_1, y_2, y_3, y_4, y_5, y_6, y_7] = GRAD_Y;
+    let grad_x = _mm256_setr_epi32(x_0, x_1, x_2, x_3, x_4, x_5, x_6, x_7);
+    let grad_y = _mm256_setr_epi32(y_0, y_1, y_2, y_3, y_4, y_5, y_6, y_7);
+    let gx = _mm512_cvtepi32_pd(_mm256_permutevar8x32_epi32(grad_x, hash));
+    let gy = _mm512_cvtepi32_pd(_mm256_permutevar8x32_epi32(grad_y, hash));
+
+    let t = _mm512_sub_pd(
+        _mm512_sub_pd(_mm512_set1_pd(0.5), _mm512_mul_pd(x, x)),
+        _mm512_mul_pd(y, y),
+    );
+    let outside = _mm512_cmp_pd_mask::<_CMP_LT_OQ>(t, _mm512_setzero_pd());
+    let t = _mm512_mul_pd(t, t);
+    let dot = _mm512_add_pd(_mm512_mul_pd(gx, x), _mm512_mul_pd(gy, y));
+    let n = _mm512_mul_pd(_mm512_mul_pd(t, t), dot);
+    // Beyond the corner's reach the scalar code returns +0.
+    _mm512_maskz_mov_pd(!outside, n)
+}
