@@ -142,8 +142,9 @@ fn main() -> ExitCode {
                 .after(BiomeWorldSystems::Apply),
         );
     #[cfg(feature = "panel")]
-    app.add_plugins(bevy_biome_world::BiomeWorldPanelPlugin {
+    app.add_plugins(BiomeWorldPanelPlugin {
         open: args.panel_open,
+        ..default()
     });
     #[cfg(not(feature = "panel"))]
     if args.panel_open && std::env::args().any(|a| a == "--panel") {

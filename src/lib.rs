@@ -23,6 +23,8 @@
 //! meshes included, which is how its tests run.
 
 pub mod chunk;
+#[cfg(feature = "panel")]
+pub mod panel;
 pub mod query;
 pub mod scatter;
 pub mod streaming;
@@ -32,6 +34,8 @@ use bevy::prelude::*;
 
 pub use biome_core;
 pub use chunk::{BiomeChunk, BiomeWater, ChunkAssets};
+#[cfg(feature = "panel")]
+pub use panel::BiomeWorldPanelPlugin;
 pub use query::BiomeWorld;
 pub use scatter::{BiomeTree, TreeAssets};
 pub use streaming::{BiomeWorldAnchor, BiomeWorldStats, ChunkDespawned, ChunkSpawned};
@@ -39,6 +43,8 @@ pub use world::{BiomeWorldSettings, BiomeWorldState};
 
 /// Everything a game usually needs.
 pub mod prelude {
+    #[cfg(feature = "panel")]
+    pub use crate::BiomeWorldPanelPlugin;
     pub use crate::{
         BiomeChunk, BiomeWorld, BiomeWorldAnchor, BiomeWorldPlugin, BiomeWorldSettings,
         BiomeWorldStats, BiomeWorldSystems, ChunkDespawned, ChunkSpawned,
@@ -49,6 +55,9 @@ pub mod prelude {
 /// The plugin's systems, in the order they run each `Update`.
 #[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum BiomeWorldSystems {
+    /// The settings panel (feature `panel`): applies its edits, refreshes its pictures, draws
+    /// gizmos; its window is drawn in bevy_egui's `EguiPrimaryContextPass`, in this set too.
+    Panel,
     /// Rebuilds the world when [`BiomeWorldSettings`] changed.
     Settings,
     /// Decides which chunks should exist, despawns far ones, starts builds.

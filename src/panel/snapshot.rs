@@ -1,0 +1,148 @@
+//! What the panel shows of the world around the camera: the minimap, one greyscale preview per
+//! density node and a sample of land points for the biome chart. Computed off the main thread.
+
+use biome_core::world::Surface;
+use biome_core::{Sample, World};
+
+/// Pixels along a side of the minimap.
+pub const MINIMAP_SIZE: usize = 160;
+/// Pixels along a side of a density-node preview.
+pub const PREVIEW_SIZE: usize = 48;
+/// Land points per side of the biome chart's sampling grid.
+const DOT_GRID: usize = 24;
+
+/// The panel's pictures of the world around one point.
+#[derive(Clone, Debug)]
+pub struct Snapshot {
+    /// World `(x, z)` at the centre.
+    pub center: [f64; 2],
+    /// World units across the minimap.
+    pub span: f64,
+    /// The minimap, RGBA, row by row from the smallest z.
+    pub minimap: Vec<u8>,
+    /// One RGBA greyscale preview per density node, in pre-order.
+    pub previews: Vec<Vec<u8>>,
+    /// Land points: temperature, moisture and biome, for the biome chart.
+    pub dots: Vec<(f32, f32, usize)>,
+    /// The sample under the centre.
+    pub here: Sample,
+    /// The settings generation it was computed for.
+    pub generation: u64,
+}
+
+fn srgb_byte(linear: f32) -> u8 {
+    let c = linear.clamp(0.0, 1.0);
+    let s = if c <= 0.003_130_8 {
+        c * 12.92
+    } else {
+        1.055 * c.powf(1.0 / 2.4) - 0.055
+    };
+    (s * 255.0).round() as u8
+}
+
+fn grid(center: [f64; 2], span: f64, side: usize) -> (Vec<f64>, Vec<f64>) {
+    let step = span / side as f64;
+    let start = [
+        center[0] - span / 2.0 + step / 2.0,
+        center[1] - span / 2.0 + step / 2.0,
+    ];
+    let mut xs = Vec::with_capacity(side * side);
+    let mut zs = Vec::with_capacity(side * side);
+    for j in 0..side {
+        for i in 0..side {
+            xs.push(start[0] + i as f64 * step);
+            zs.push(start[1] + j as f64 * step);
+        }
+    }
+    (xs, zs)
+}
+
+/// Computes the snapshot of `world` around `center`, the minimap `span` world units across.
+#[must_use]
+pub fn compute(world: &World, center: [f64; 2], span: f64, generation: u64) -> Snapshot {
+    let (xs, zs) = grid(center, span, MINIMAP_SIZE);
+    let samples = world.sample_points(&xs, &zs);
+    let mut minimap = Vec::with_capacity(samples.len() * 4);
+    for (k, s) in samples.iter().enumerate() {
+        let (i, j) = (k % MINIMAP_SIZE, k / MINIMAP_SIZE);
+        let east = &samples[j * MINIMAP_SIZE + (i + 1).min(MINIMAP_SIZE - 1)];
+        let south = &samples[(j + 1).min(MINIMAP_SIZE - 1) * MINIMAP_SIZE + i];
+        let border = east.region != s.region || south.region != s.region;
+        let shade = if border && !s.surface.is_water() {
+            0.7
+        } else {
+            1.0
+        };
+        for c in 0..3 {
+            minimap.push(srgb_byte(s.color[c] * shade));
+        }
+        minimap.push(255);
+    }
+
+    let (px, pz) = grid(center, span / 2.0, PREVIEW_SIZE);
+    let density = world.density();
+    let mut values = vec![0.0; px.len()];
+    let previews = (0..density.node_count())
+        .map(|id| {
+            density.values_of(id, &px, &pz, world.regions(), &mut values);
+            values
+                .iter()
+                .flat_map(|&v| {
+                    let g = (((v + 1.0) / 2.0).clamp(0.0, 1.0) * 255.0).round() as u8;
+                    [g, g, g, 255]
+                })
+                .collect()
+        })
+        .collect();
+
+    let (dx, dz) = grid(center, span, DOT_GRID);
+    let dots = world
+        .sample_points(&dx, &dz)
+        .iter()
+        .filter(|s| matches!(s.surface, Surface::Land | Surface::Snow | Surface::Beach))
+        .map(|s| {
+            (
+                s.climate.temperature as f32,
+                s.climate.moisture as f32,
+                s.biome,
+            )
+        })
+        .collect();
+
+    Snapshot {
+        center,
+        span,
+        minimap,
+        previews,
+        dots,
+        here: world.sample(center[0], center[1]),
+        generation,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use biome_core::WorldSettings;
+
+    #[test]
+    fn snapshot_has_every_picture() {
+        let world = World::new(WorldSettings::default()).unwrap();
+        let snapshot = compute(&world, [100.0, -50.0], 2000.0, 3);
+        assert_eq!(snapshot.minimap.len(), MINIMAP_SIZE * MINIMAP_SIZE * 4);
+        assert_eq!(snapshot.previews.len(), world.density().node_count());
+        assert!(
+            snapshot
+                .previews
+                .iter()
+                .all(|p| p.len() == PREVIEW_SIZE * PREVIEW_SIZE * 4)
+        );
+        assert_eq!(snapshot.here, world.sample(100.0, -50.0));
+        assert!(
+            snapshot
+                .dots
+                .iter()
+                .all(|&(t, m, b)| (0.0..=1.0).contains(&t) && (0.0..=1.0).contains(&m) && b < 9)
+        );
+    }
+}

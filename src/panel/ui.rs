@@ -1,0 +1,817 @@
+//! The egui window: one section per tutorial lab, every field of the settings as a slider or box
+//! clamped to the range validation accepts, the biome chart, the minimap and the stats.
+
+use std::ops::RangeInclusive;
+
+use bevy_egui::egui::{self, Color32, Pos2, Rect, Sense, Stroke, pos2, vec2};
+use biome_core::density::{DensityNode, Shape};
+use biome_core::world::{Biome, Rgb, SpeciesWeight, TreeSpecies, limits};
+use biome_core::{ChunkLayout, MeshStyle, WorldSettings};
+
+use super::PanelState;
+use super::edit::{drag_threshold, first_node, fresh_seed};
+use super::snapshot::{MINIMAP_SIZE, PREVIEW_SIZE};
+use crate::streaming::BiomeWorldStats;
+use crate::world::BiomeWorldState;
+
+/// What the window shows besides the panel's own state.
+pub(super) struct View<'a> {
+    pub(super) state: &'a BiomeWorldState,
+    pub(super) stats: &'a BiomeWorldStats,
+}
+
+/// Which biome-chart threshold is being dragged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Axis {
+    Heat,
+    Wet,
+}
+
+fn slider(ui: &mut egui::Ui, value: &mut f64, range: &RangeInclusive<f64>, label: &str) {
+    ui.add(egui::Slider::new(value, range.clone()).text(label));
+}
+
+fn log_slider(ui: &mut egui::Ui, value: &mut f64, range: &RangeInclusive<f64>, label: &str) {
+    ui.add(
+        egui::Slider::new(value, range.clone())
+            .logarithmic(true)
+            .text(label),
+    );
+}
+
+fn slider_u32(ui: &mut egui::Ui, value: &mut u32, range: RangeInclusive<u32>, label: &str) {
+    ui.add(egui::Slider::new(value, range).text(label));
+}
+
+/// A frequency shown as the feature size it makes (world units), which reads better.
+fn feature_size(ui: &mut egui::Ui, scale: &mut f64, range: &RangeInclusive<f64>, label: &str) {
+    let mut size = 1.0 / *scale;
+    let sizes = (1.0 / range.end()).max(1.0)..=(1.0 / range.start()).min(1.0e6);
+    if ui
+        .add(
+            egui::Slider::new(&mut size, sizes)
+                .logarithmic(true)
+                .text(label)
+                .suffix(" u"),
+        )
+        .changed()
+    {
+        *scale = (1.0 / size).clamp(*range.start(), *range.end());
+    }
+}
+
+fn color(ui: &mut egui::Ui, rgb: &mut Rgb, label: &str) {
+    ui.horizontal(|ui| {
+        let mut bytes = [rgb.0, rgb.1, rgb.2];
+        ui.color_edit_button_srgb(&mut bytes);
+        *rgb = Rgb(bytes[0], bytes[1], bytes[2]);
+        ui.label(label);
+    });
+}
+
+fn rgb32(rgb: Rgb) -> Color32 {
+    Color32::from_rgb(rgb.0, rgb.1, rgb.2)
+}
+
+fn shape_picker(ui: &mut egui::Ui, shape: &mut Shape, id: usize) {
+    egui::ComboBox::from_id_salt(("shape", id))
+        .selected_text(format!("{shape:?}"))
+        .show_ui(ui, |ui| {
+            for option in Shape::ALL {
+                ui.selectable_value(shape, option, format!("{option:?}"));
+            }
+        });
+}
+
+/// Draws the whole window.
+pub(super) fn window(ctx: &egui::Context, panel: &mut PanelState, view: &View<'_>) {
+    let mut open = panel.open;
+    egui::Window::new("Biome world")
+        .open(&mut open)
+        .default_pos([10.0, 10.0])
+        .default_width(340.0)
+        .default_height(ctx.content_rect().height() - 20.0)
+        .vscroll(true)
+        .show(ctx, |ui| {
+            world_section(ui, panel, view);
+            egui::CollapsingHeader::new("Minimap")
+                .default_open(true)
+                .show(ui, |ui| minimap(ui, panel));
+            egui::CollapsingHeader::new("Stats")
+                .default_open(true)
+                .show(ui, |ui| stats(ui, panel, view));
+            egui::CollapsingHeader::new("Noise")
+                .show(ui, |ui| noise_section(ui, &mut panel.editor.draft.world));
+            egui::CollapsingHeader::new("Warp")
+                .show(ui, |ui| warp_section(ui, &mut panel.editor.draft.world));
+            egui::CollapsingHeader::new("Climate")
+                .default_open(true)
+                .show(ui, |ui| climate_section(ui, panel));
+            egui::CollapsingHeader::new("Regions").show(ui, |ui| regions_section(ui, panel));
+            egui::CollapsingHeader::new("Density stack").show(ui, |ui| density_section(ui, panel));
+            egui::CollapsingHeader::new("Trees")
+                .show(ui, |ui| trees_section(ui, &mut panel.editor.draft.world));
+            egui::CollapsingHeader::new("Surface")
+                .show(ui, |ui| surface_section(ui, &mut panel.editor.draft.world));
+            egui::CollapsingHeader::new("Streaming").show(ui, |ui| streaming_section(ui, panel));
+        });
+    panel.open = open;
+}
+
+fn world_section(ui: &mut egui::Ui, panel: &mut PanelState, view: &View<'_>) {
+    ui.horizontal(|ui| {
+        ui.label("Seed");
+        ui.add(egui::DragValue::new(&mut panel.editor.draft.world.seed).range(limits::SEED));
+        if ui.button("New world").clicked() {
+            let entropy = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos() as u64);
+            panel.editor.draft.world.seed = fresh_seed(entropy);
+            panel.editor.apply_now();
+        }
+        if ui.button("Reset to defaults").clicked() {
+            panel.editor.draft.world = WorldSettings::default();
+            panel.editor.apply_now();
+            panel.message = Some((false, "Settings reset to defaults".to_owned()));
+        }
+    });
+    ui.horizontal(|ui| {
+        ui.label("Preset");
+        let mut chosen = None;
+        egui::ComboBox::from_id_salt("preset")
+            .selected_text(
+                panel
+                    .selected_preset
+                    .clone()
+                    .unwrap_or_else(|| "choose…".to_owned()),
+            )
+            .show_ui(ui, |ui| {
+                for name in &panel.preset_names {
+                    if ui
+                        .selectable_label(panel.selected_preset.as_ref() == Some(name), name)
+                        .clicked()
+                    {
+                        chosen = Some(name.clone());
+                    }
+                }
+            });
+        if ui
+            .small_button("⟳")
+            .on_hover_text("Look for presets again")
+            .clicked()
+        {
+            panel.preset_names = panel.library.names();
+        }
+        if let Some(name) = chosen {
+            panel.load_preset(&name);
+        }
+    });
+    ui.horizontal(|ui| {
+        ui.add(
+            egui::TextEdit::singleline(&mut panel.save_name)
+                .desired_width(150.0)
+                .hint_text("preset name"),
+        );
+        if ui.button("Save preset as…").clicked() {
+            panel.save_preset();
+        }
+    });
+    if let Some((error, text)) = &panel.message {
+        let color = if *error {
+            Color32::from_rgb(255, 110, 100)
+        } else {
+            Color32::from_rgb(140, 210, 140)
+        };
+        ui.colored_label(color, text);
+    }
+    if let Some(error) = &view.state.error {
+        ui.colored_label(
+            Color32::from_rgb(255, 110, 100),
+            format!("Refused: {error}"),
+        );
+    }
+    if panel.editor.is_pending() {
+        ui.small("Applying when you pause…");
+    }
+    ui.horizontal(|ui| {
+        ui.label("Height scale");
+        ui.add(
+            egui::Slider::new(
+                &mut panel.editor.draft.world.terrain.height_scale,
+                limits::HEIGHT_SCALE,
+            )
+            .logarithmic(true)
+            .suffix(" u"),
+        );
+    });
+}
+
+fn minimap(ui: &mut egui::Ui, panel: &PanelState) {
+    let (Some(textures), Some(snapshot)) = (&panel.textures, &panel.snapshot) else {
+        ui.label("Drawing the map…");
+        return;
+    };
+    let side = 220.0;
+    let (response, painter) = ui.allocate_painter(vec2(side, side), Sense::hover());
+    let rect = response.rect;
+    painter.image(
+        textures.minimap.id(),
+        rect,
+        Rect::from_min_max(pos2(0.0, 0.0), pos2(1.0, 1.0)),
+        Color32::WHITE,
+    );
+    if let Some((position, heading)) = panel.camera {
+        let scale = side as f64 / snapshot.span;
+        let offset = vec2(
+            ((f64::from(position.x) - snapshot.center[0]) * scale) as f32,
+            ((f64::from(position.z) - snapshot.center[1]) * scale) as f32,
+        );
+        let at = rect.center() + offset;
+        let forward = vec2(-heading.sin(), -heading.cos()) * 14.0;
+        painter.circle_filled(at, 4.0, Color32::from_rgb(255, 60, 40));
+        painter.arrow(
+            at,
+            forward,
+            Stroke::new(2.0, Color32::from_rgb(255, 60, 40)),
+        );
+    }
+    painter.rect_stroke(
+        rect,
+        0.0,
+        Stroke::new(1.0, Color32::from_gray(60)),
+        egui::StrokeKind::Inside,
+    );
+    ui.small(format!(
+        "{:.0} × {:.0} units around the camera, {MINIMAP_SIZE} px",
+        snapshot.span, snapshot.span
+    ));
+}
+
+fn stats(ui: &mut egui::Ui, panel: &PanelState, view: &View<'_>) {
+    let s = view.stats;
+    egui::Grid::new("stats").num_columns(2).show(ui, |ui| {
+        ui.label("Chunks loaded");
+        ui.label(format!(
+            "{} ({} in flight, {} queued)",
+            s.loaded,
+            s.in_flight,
+            s.queued + s.ready
+        ));
+        ui.end_row();
+        ui.label("Chunk build");
+        ui.label(format!(
+            "mean {:.2} ms, p99 {:.2} ms",
+            s.mean_build_ms(),
+            s.p99_build_ms()
+        ));
+        ui.end_row();
+        ui.label("Frame");
+        ui.label(format!("{:.1} ms", panel.frame_ms));
+        ui.end_row();
+        if let Some(here) = &panel.here {
+            let biomes = &view.state.world.settings().biomes.biomes;
+            ui.label("Under the camera");
+            ui.label(format!(
+                "{} ({:?}), {:.0} u",
+                biomes.get(here.biome).map_or("?", |b| b.name.as_str()),
+                here.surface,
+                here.height
+            ));
+            ui.end_row();
+            ui.label("Region");
+            ui.label(format!(
+                "({}, {}), blend {:.2}",
+                here.region.x, here.region.z, here.blend
+            ));
+            ui.end_row();
+        }
+    });
+}
+
+fn fbm_fields(
+    ui: &mut egui::Ui,
+    id: usize,
+    scale: &mut f64,
+    octaves: &mut u32,
+    persistence: &mut f64,
+    lacunarity: &mut f64,
+    shape: &mut Shape,
+    seed_offset: &mut i64,
+) {
+    feature_size(ui, scale, &limits::SCALE, "feature size");
+    slider_u32(ui, octaves, limits::OCTAVES, "octaves");
+    slider(ui, persistence, &limits::PERSISTENCE, "persistence");
+    slider(ui, lacunarity, &limits::LACUNARITY, "lacunarity");
+    ui.horizontal(|ui| {
+        ui.label("shape");
+        shape_picker(ui, shape, id);
+        ui.label("seed +");
+        ui.add(egui::DragValue::new(seed_offset).range(limits::SEED_OFFSET));
+    });
+}
+
+fn warp_fields(
+    ui: &mut egui::Ui,
+    levels: &mut u32,
+    strength: &mut f64,
+    scale: &mut f64,
+    octaves: &mut u32,
+    seed_offset: &mut i64,
+) {
+    ui.horizontal(|ui| {
+        ui.label("levels");
+        for (value, name) in [(0, "None"), (1, "Single"), (2, "Double")] {
+            ui.selectable_value(levels, value, name);
+        }
+    });
+    log_slider(
+        ui,
+        strength,
+        &(0.1..=*limits::WARP_STRENGTH.end()),
+        "strength (u)",
+    );
+    feature_size(ui, scale, &limits::SCALE, "warp size");
+    slider_u32(ui, octaves, limits::OCTAVES, "octaves");
+    ui.horizontal(|ui| {
+        ui.label("seed +");
+        ui.add(egui::DragValue::new(seed_offset).range(limits::SEED_OFFSET));
+    });
+}
+
+/// Lab #1: the first fBm node of the stack (the continents).
+fn noise_section(ui: &mut egui::Ui, world: &mut WorldSettings) {
+    let stack = &mut world.terrain.density;
+    let Some(id) = first_node(stack, |n| matches!(n, DensityNode::Fbm { .. })) else {
+        ui.label("The density stack has no Simplex fBm node.");
+        return;
+    };
+    if let Some(DensityNode::Fbm {
+        seed_offset,
+        scale,
+        octaves,
+        persistence,
+        lacunarity,
+        shape,
+        ..
+    }) = stack.node_mut(id)
+    {
+        ui.small(format!("Density node {id}, the stack's first Simplex fBm"));
+        fbm_fields(
+            ui,
+            id,
+            scale,
+            octaves,
+            persistence,
+            lacunarity,
+            shape,
+            seed_offset,
+        );
+    }
+}
+
+/// Lab #2: the first warp node of the stack.
+fn warp_section(ui: &mut egui::Ui, world: &mut WorldSettings) {
+    let stack = &mut world.terrain.density;
+    let Some(id) = first_node(stack, |n| matches!(n, DensityNode::Warp { .. })) else {
+        ui.label("The density stack has no Warp node.");
+        return;
+    };
+    if let Some(DensityNode::Warp {
+        seed_offset,
+        levels,
+        strength,
+        scale,
+        octaves,
+        ..
+    }) = stack.node_mut(id)
+    {
+        ui.small(format!("Density node {id}, the stack's first warp"));
+        warp_fields(ui, levels, strength, scale, octaves, seed_offset);
+    }
+}
+
+/// Lab #3: climate, and the biome table as the tutorial's chart with draggable lines.
+fn climate_section(ui: &mut egui::Ui, panel: &mut PanelState) {
+    let climate = &mut panel.editor.draft.world.climate;
+    feature_size(
+        ui,
+        &mut climate.scale,
+        &limits::CLIMATE_SCALE,
+        "climate zone size",
+    );
+    slider(ui, &mut climate.chill, &limits::CHILL, "mountain chill");
+    ui.small("Drag the lines; each dot is a spot of land near the camera.");
+    biome_chart(ui, panel);
+    egui::CollapsingHeader::new("Biomes").show(ui, |ui| {
+        for (i, biome) in panel
+            .editor
+            .draft
+            .world
+            .biomes
+            .biomes
+            .iter_mut()
+            .enumerate()
+        {
+            ui.horizontal(|ui| {
+                let mut bytes = [biome.color.0, biome.color.1, biome.color.2];
+                ui.color_edit_button_srgb(&mut bytes);
+                biome.color = Rgb(bytes[0], bytes[1], bytes[2]);
+                ui.add(
+                    egui::TextEdit::singleline(&mut biome.name)
+                        .desired_width(120.0)
+                        .id_salt(("biome", i)),
+                );
+            });
+        }
+    });
+}
+
+fn biome_chart(ui: &mut egui::Ui, panel: &mut PanelState) {
+    let side = 230.0;
+    let (response, painter) = ui.allocate_painter(vec2(side, side), Sense::click_and_drag());
+    let rect = response.rect;
+    let table = &panel.editor.draft.world.biomes;
+    // Moisture runs left to right (dry to wet), temperature bottom to top (cold to hot).
+    let to_screen = |moisture: f64, temperature: f64| {
+        pos2(
+            rect.left() + moisture as f32 * rect.width(),
+            rect.bottom() - temperature as f32 * rect.height(),
+        )
+    };
+    let rows: Vec<f64> = std::iter::once(0.0)
+        .chain(table.heat_limits.iter().copied())
+        .chain([1.0])
+        .collect();
+    let cols: Vec<f64> = std::iter::once(0.0)
+        .chain(table.wet_limits.iter().copied())
+        .chain([1.0])
+        .collect();
+    for r in 0..rows.len() - 1 {
+        for c in 0..cols.len() - 1 {
+            let biome = &table.biomes[r * (cols.len() - 1) + c];
+            let cell = Rect::from_two_pos(
+                to_screen(cols[c], rows[r]),
+                to_screen(cols[c + 1], rows[r + 1]),
+            );
+            painter.rect_filled(cell, 0.0, rgb32(biome.color).gamma_multiply(0.85));
+            painter.text(
+                cell.center(),
+                egui::Align2::CENTER_CENTER,
+                &biome.name,
+                egui::FontId::proportional(10.0),
+                Color32::from_black_alpha(200),
+            );
+        }
+    }
+    if let Some(snapshot) = &panel.snapshot {
+        for &(temperature, moisture, biome) in &snapshot.dots {
+            let at = to_screen(f64::from(moisture), f64::from(temperature));
+            let fill = table
+                .biomes
+                .get(biome)
+                .map_or(Color32::WHITE, |b| rgb32(b.color));
+            painter.circle(
+                at,
+                2.5,
+                fill,
+                Stroke::new(0.7, Color32::from_black_alpha(180)),
+            );
+        }
+    }
+    let line = Stroke::new(2.0, Color32::WHITE);
+    for &w in &table.wet_limits {
+        painter.line_segment([to_screen(w, 0.0), to_screen(w, 1.0)], line);
+    }
+    for &h in &table.heat_limits {
+        painter.line_segment([to_screen(0.0, h), to_screen(1.0, h)], line);
+    }
+    painter.text(
+        rect.left_bottom() + vec2(2.0, -2.0),
+        egui::Align2::LEFT_BOTTOM,
+        "dry → wet",
+        egui::FontId::proportional(10.0),
+        Color32::BLACK,
+    );
+    painter.text(
+        rect.left_top() + vec2(2.0, 2.0),
+        egui::Align2::LEFT_TOP,
+        "hot",
+        egui::FontId::proportional(10.0),
+        Color32::BLACK,
+    );
+
+    let pointer = response.interact_pointer_pos();
+    if response.drag_started()
+        && let Some(p) = pointer
+    {
+        panel.dragging_threshold = nearest_line(p, rect, &table.heat_limits, &table.wet_limits);
+    }
+    if response.dragged()
+        && let (Some(p), Some((axis, index))) = (pointer, panel.dragging_threshold)
+    {
+        let table = &mut panel.editor.draft.world.biomes;
+        match axis {
+            Axis::Wet => drag_threshold(
+                &mut table.wet_limits,
+                index,
+                f64::from((p.x - rect.left()) / rect.width()),
+            ),
+            Axis::Heat => drag_threshold(
+                &mut table.heat_limits,
+                index,
+                f64::from((rect.bottom() - p.y) / rect.height()),
+            ),
+        }
+    }
+    if response.drag_stopped() {
+        panel.dragging_threshold = None;
+    }
+}
+
+/// The threshold line within grabbing distance of `p`, if any.
+fn nearest_line(p: Pos2, rect: Rect, heat: &[f64], wet: &[f64]) -> Option<(Axis, usize)> {
+    const REACH: f32 = 8.0;
+    let wet_hits = wet.iter().enumerate().map(|(i, &w)| {
+        (
+            (rect.left() + w as f32 * rect.width() - p.x).abs(),
+            (Axis::Wet, i),
+        )
+    });
+    let heat_hits = heat.iter().enumerate().map(|(i, &h)| {
+        (
+            (rect.bottom() - h as f32 * rect.height() - p.y).abs(),
+            (Axis::Heat, i),
+        )
+    });
+    wet_hits
+        .chain(heat_hits)
+        .filter(|(d, _)| *d <= REACH)
+        .min_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, line)| line)
+}
+
+/// Lab #4.
+fn regions_section(ui: &mut egui::Ui, panel: &mut PanelState) {
+    let r = &mut panel.editor.draft.world.regions;
+    log_slider(ui, &mut r.cell_size, &limits::CELL_SIZE, "cell size (u)");
+    slider(ui, &mut r.jitter, &limits::JITTER, "jitter");
+    slider(ui, &mut r.wobble, &(0.0..=500.0), "border wobble (u)");
+    feature_size(ui, &mut r.wobble_scale, &limits::SCALE, "wobble size");
+    slider(ui, &mut r.blend_width, &(0.0..=300.0), "blend width (u)");
+    ui.checkbox(&mut panel.show_sites, "Show sites");
+}
+
+/// Lab #5: one row per node, with its switch, its output around the camera and its fields.
+fn density_section(ui: &mut egui::Ui, panel: &mut PanelState) {
+    let count = panel.editor.draft.world.terrain.density.walk().len();
+    ui.small("Each preview shows that node's output around the camera (white is high).");
+    for id in 0..count {
+        let previews = panel.textures.as_ref().map(|t| &t.previews);
+        let stack = &mut panel.editor.draft.world.terrain.density;
+        let depth = stack.walk()[id].depth;
+        let Some(node) = stack.node_mut(id) else {
+            continue;
+        };
+        ui.horizontal(|ui| {
+            ui.add_space(depth as f32 * 12.0);
+            let mut enabled = node.enabled();
+            if ui.checkbox(&mut enabled, "").changed() {
+                node.set_enabled(enabled);
+            }
+            if let Some(texture) = previews.and_then(|p| p.get(id)) {
+                ui.add(egui::Image::new(egui::load::SizedTexture::new(
+                    texture.id(),
+                    vec2(PREVIEW_SIZE as f32, PREVIEW_SIZE as f32),
+                )));
+            }
+            egui::CollapsingHeader::new(format!("{id}: {}", node.kind()))
+                .id_salt(("node", id))
+                .show(ui, |ui| node_fields(ui, id, node));
+        });
+    }
+}
+
+fn node_fields(ui: &mut egui::Ui, id: usize, node: &mut DensityNode) {
+    match node {
+        DensityNode::Constant { value, .. } => slider(ui, value, &(-4.0..=4.0), "value"),
+        DensityNode::Fbm {
+            seed_offset,
+            scale,
+            octaves,
+            persistence,
+            lacunarity,
+            shape,
+            ..
+        } => fbm_fields(
+            ui,
+            id,
+            scale,
+            octaves,
+            persistence,
+            lacunarity,
+            shape,
+            seed_offset,
+        ),
+        DensityNode::Cell { radius, .. } => log_slider(ui, radius, &(1.0..=10_000.0), "radius (u)"),
+        DensityNode::Warp {
+            seed_offset,
+            levels,
+            strength,
+            scale,
+            octaves,
+            ..
+        } => warp_fields(ui, levels, strength, scale, octaves, seed_offset),
+        DensityNode::Clamp { low, high, .. } => {
+            slider(ui, low, &(-2.0..=*high), "floor");
+            slider(ui, high, &(*low..=2.0), "ceiling");
+        }
+        DensityNode::SmoothClamp {
+            low,
+            high,
+            smoothness,
+            ..
+        } => {
+            slider(ui, low, &(-2.0..=*high), "floor");
+            slider(ui, high, &(*low..=2.0), "ceiling");
+            slider(ui, smoothness, &(0.0..=1.0), "smoothness");
+        }
+        DensityNode::Mix { amount, .. } => slider(ui, amount, &limits::MIX_AMOUNT, "amount"),
+        DensityNode::Abs { .. } | DensityNode::Add { .. } | DensityNode::Multiply { .. } => {
+            ui.small("No fields: it combines its inputs.");
+        }
+    }
+}
+
+fn trees_section(ui: &mut egui::Ui, world: &mut WorldSettings) {
+    let t = &mut world.trees;
+    ui.checkbox(&mut t.enabled, "Grow trees");
+    log_slider(ui, &mut t.spacing, &limits::TREE_SPACING, "spacing (u)");
+    slider(ui, &mut t.jitter, &limits::TREE_JITTER, "jitter");
+    slider(
+        ui,
+        &mut t.max_slope_degrees,
+        &limits::MAX_SLOPE,
+        "slope limit (°)",
+    );
+    slider(ui, &mut t.clumping, &limits::CLUMPING, "clumping");
+    let (mut low, mut high) = (t.min_scale, t.max_scale);
+    slider(
+        ui,
+        &mut low,
+        &(*limits::TREE_SCALE.start()..=high),
+        "smallest",
+    );
+    slider(ui, &mut high, &(low..=5.0), "largest");
+    (t.min_scale, t.max_scale) = (low, high);
+    ui.separator();
+    for (i, biome) in world.biomes.biomes.iter_mut().enumerate() {
+        biome_trees(ui, i, biome);
+    }
+}
+
+fn biome_trees(ui: &mut egui::Ui, i: usize, biome: &mut Biome) {
+    egui::CollapsingHeader::new(format!("{} trees", biome.name))
+        .id_salt(("trees", i))
+        .show(ui, |ui| {
+            slider(
+                ui,
+                &mut biome.tree_density,
+                &limits::TREE_DENSITY,
+                "density",
+            );
+            let mut remove = None;
+            for (k, entry) in biome.trees.iter_mut().enumerate() {
+                ui.horizontal(|ui| {
+                    ui.label(format!("{:?}", entry.species));
+                    ui.add(
+                        egui::DragValue::new(&mut entry.weight)
+                            .speed(0.1)
+                            .range(limits::SPECIES_WEIGHT)
+                            .prefix("weight "),
+                    );
+                    if ui.small_button("✕").clicked() {
+                        remove = Some(k);
+                    }
+                });
+            }
+            if let Some(k) = remove {
+                biome.trees.remove(k);
+            }
+            egui::ComboBox::from_id_salt(("add species", i))
+                .selected_text("add species…")
+                .show_ui(ui, |ui| {
+                    for species in TreeSpecies::ALL {
+                        if !biome.trees.iter().any(|e| e.species == species)
+                            && ui.selectable_label(false, format!("{species:?}")).clicked()
+                        {
+                            biome.trees.push(SpeciesWeight {
+                                species,
+                                weight: 1.0,
+                            });
+                        }
+                    }
+                });
+        });
+}
+
+fn surface_section(ui: &mut egui::Ui, world: &mut WorldSettings) {
+    let s = &mut world.surface;
+    slider(
+        ui,
+        &mut s.deep_water,
+        &(-1.0..=*limits::DEEP_WATER.end()),
+        "deep water below",
+    );
+    slider(ui, &mut s.beach, &(0.0..=0.2), "beach up to");
+    slider(
+        ui,
+        &mut s.snow_temperature,
+        &limits::SNOW_TEMPERATURE,
+        "snow below temperature",
+    );
+    color(ui, &mut s.deep_water_color, "deep water");
+    color(ui, &mut s.shallow_water_color, "shallow water");
+    color(ui, &mut s.beach_color, "beach");
+    color(ui, &mut s.snow_color, "snow");
+}
+
+fn streaming_section(ui: &mut egui::Ui, panel: &mut PanelState) {
+    let d = &mut panel.editor.draft;
+    slider_u32(ui, &mut d.view_radius, 1..=64, "view radius (chunks)");
+    slider_u32(
+        ui,
+        &mut d.despawn_hysteresis,
+        0..=16,
+        "despawn hysteresis (chunks)",
+    );
+    ui.add(egui::Slider::new(&mut d.max_tasks, 1..=256).text("tasks in flight"));
+    ui.add(
+        egui::Slider::new(&mut d.apply_budget_ms, 0.1..=20.0)
+            .logarithmic(true)
+            .text("apply budget (ms)"),
+    );
+    ui.horizontal(|ui| {
+        ui.selectable_value(&mut d.layout.style, MeshStyle::Smooth, "Smooth");
+        ui.selectable_value(&mut d.layout.style, MeshStyle::FlatTiles, "Flat tiles");
+    });
+    slider_u32(
+        ui,
+        &mut d.layout.tiles,
+        ChunkLayout::TILES,
+        "tiles per chunk side",
+    );
+    log_slider(
+        ui,
+        &mut d.layout.tile_size,
+        &ChunkLayout::TILE_SIZE,
+        "tile size (u)",
+    );
+    ui.checkbox(&mut d.water, "Water surface");
+    ui.checkbox(&mut d.trees, "Spawn trees");
+}
+
+/// The egui textures of the latest snapshot.
+pub(super) struct Textures {
+    pub(super) minimap: egui::TextureHandle,
+    pub(super) previews: Vec<egui::TextureHandle>,
+}
+
+impl Textures {
+    /// Uploads the snapshot's pictures, reusing the textures when they exist.
+    pub(super) fn update(
+        ctx: &egui::Context,
+        textures: &mut Option<Textures>,
+        snapshot: &super::snapshot::Snapshot,
+    ) {
+        let minimap = egui::ColorImage::from_rgba_unmultiplied(
+            [MINIMAP_SIZE, MINIMAP_SIZE],
+            &snapshot.minimap,
+        );
+        let previews: Vec<egui::ColorImage> = snapshot
+            .previews
+            .iter()
+            .map(|p| egui::ColorImage::from_rgba_unmultiplied([PREVIEW_SIZE, PREVIEW_SIZE], p))
+            .collect();
+        let options = egui::TextureOptions::NEAREST;
+        match textures {
+            Some(t) if t.previews.len() == previews.len() => {
+                t.minimap.set(minimap, options);
+                for (handle, image) in t.previews.iter_mut().zip(previews) {
+                    handle.set(image, options);
+                }
+            }
+            _ => {
+                *textures = Some(Textures {
+                    minimap: ctx.load_texture("biome minimap", minimap, options),
+                    previews: previews
+                        .into_iter()
+                        .enumerate()
+                        .map(|(i, image)| {
+                            ctx.load_texture(format!("biome node {i}"), image, options)
+                        })
+                        .collect(),
+                });
+            }
+        }
+    }
+}
