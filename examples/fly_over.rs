@@ -203,7 +203,12 @@ impl Default for Flight {
 const CLEARANCE: f32 = 55.0;
 const CRUISE_SPEED: f32 = 45.0;
 
-fn setup(mut commands: Commands, world: BiomeWorld, settings: Res<BiomeWorldSettings>) {
+fn setup(
+    mut commands: Commands,
+    world: BiomeWorld,
+    settings: Res<BiomeWorldSettings>,
+    screenshot: Option<Res<ScreenshotRequest>>,
+) {
     // Start over land: the first point of a spiral around the origin that is above the beach.
     let mut start = Vec2::ZERO;
     for k in 0..400 {
@@ -219,6 +224,12 @@ fn setup(mut commands: Commands, world: BiomeWorld, settings: Res<BiomeWorldSett
     let flight = Flight::default();
     commands.spawn((
         Camera3d::default(),
+        // A screenshot waits for the whole view: rendering the half-built world meanwhile would
+        // only slow a software renderer down.
+        Camera {
+            is_active: screenshot.is_none(),
+            ..default()
+        },
         BiomeWorldAnchor,
         Projection::Perspective(PerspectiveProjection {
             far: view * 1.2,
@@ -348,11 +359,13 @@ fn take_screenshot_when_ready(
     mut commands: Commands,
     stats: Res<BiomeWorldStats>,
     mut request: ResMut<ScreenshotRequest>,
+    mut camera: Single<&mut Camera, With<Camera3d>>,
 ) {
     if !stats.is_idle() || stats.loaded == 0 {
         request.settled_frames = 0;
         return;
     }
+    camera.is_active = true;
     request.settled_frames += 1;
     // A few frames for the last meshes to reach the GPU.
     if request.settled_frames != 8 {

@@ -314,8 +314,8 @@ impl World {
         }
     }
 
-    /// Ground colour: water and beach by depth, land blended across region borders, and land
-    /// fading into snow over a narrow band of temperature so snow lines are soft.
+    /// Ground colour: water by depth, land blended across region borders, fading into snow over a
+    /// narrow band of temperature and into sand near the beach line, so no edge is a stair-step.
     fn color(
         &self,
         surface: Surface,
@@ -333,8 +333,7 @@ impl World {
                 let depth = (density / s.deep_water).clamp(0.0, 1.0);
                 lerp3(p.shallow_water, p.deep_water, depth)
             }
-            Surface::Beach => p.beach,
-            Surface::Land | Surface::Snow => {
+            Surface::Beach | Surface::Land | Surface::Snow => {
                 let land = lerp3(p.biomes[second_biome], p.biomes[biome], blend);
                 const SNOW_BAND: f64 = 0.04;
                 let snow = smoothstep(
@@ -342,7 +341,10 @@ impl World {
                     s.snow_temperature - SNOW_BAND,
                     temperature,
                 );
-                lerp3(land, p.snow, snow)
+                let ground = lerp3(land, p.snow, snow);
+                // Sand fades into the land above it, so shores show no stair-steps between vertices.
+                let sand = 1.0 - smoothstep(s.beach * 0.5, s.beach * 1.5, density);
+                lerp3(ground, p.beach, sand)
             }
         };
         [rgb[0] as f32, rgb[1] as f32, rgb[2] as f32, 1.0]
