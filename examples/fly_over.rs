@@ -132,7 +132,7 @@ fn main() -> ExitCode {
                     },
                 }),
         )
-        .add_plugins(BiomeWorldPlugin)
+        .add_plugins(BiomeWorldPlugin::default())
         .insert_resource(Flight::default())
         .add_systems(Startup, setup)
         .add_systems(

@@ -13,6 +13,44 @@
 //!     .run();
 //! ```
 //!
+//! A game that starts from its own settings, stands its player on the ground and follows chunks:
+//!
+//! ```no_run
+//! use bevy::prelude::*;
+//! use bevy_biome_world::prelude::*;
+//!
+//! #[derive(Component)]
+//! struct Player;
+//!
+//! fn stand_on_ground(world: BiomeWorld, mut players: Query<&mut Transform, With<Player>>) {
+//!     for mut transform in &mut players {
+//!         let xz = transform.translation.xz();
+//!         transform.translation.y = world.ground_height_at(xz);
+//!         let (_, biome) = world.biome_at(xz);
+//!         info!("standing in {} (region {:?})", biome.name, world.region_at(xz));
+//!     }
+//! }
+//!
+//! fn on_chunks(mut spawned: MessageReader<ChunkSpawned>, mut despawned: MessageReader<ChunkDespawned>) {
+//!     for chunk in spawned.read() {
+//!         info!("chunk {:?} is entity {:?}", chunk.coord, chunk.entity);
+//!     }
+//!     for chunk in despawned.read() {
+//!         info!("chunk {:?} left", chunk.coord);
+//!     }
+//! }
+//!
+//! App::new()
+//!     .add_plugins((DefaultPlugins, BiomeWorldPlugin::default()))
+//!     .insert_resource(BiomeWorldSettings {
+//!         world: WorldSettings { seed: 1234, ..default() },
+//!         view_radius: 10,
+//!         ..default()
+//!     })
+//!     .add_systems(Update, (stand_on_ground, on_chunks))
+//!     .run();
+//! ```
+//!
 //! The world itself comes from [`biome_core`] (re-exported), a pure-Rust implementation of the
 //! tutorial "Procedural Biome Generation: Simplex Noise & Domain Warping" that gives the same bits
 //! as the tutorial's JavaScript. Tune it at run time through [`BiomeWorldSettings`]; query it from
@@ -30,6 +68,7 @@ pub mod scatter;
 pub mod streaming;
 pub mod world;
 
+use bevy::asset::RenderAssetUsages;
 use bevy::prelude::*;
 
 pub use biome_core;
@@ -56,7 +95,7 @@ pub mod prelude {
 #[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum BiomeWorldSystems {
     /// The settings panel (feature `panel`): applies its edits, refreshes its pictures, draws
-    /// gizmos; its window is drawn in bevy_egui's `EguiPrimaryContextPass`, in this set too.
+    /// gizmos; its window is drawn in `bevy_egui`'s `EguiPrimaryContextPass`, in this set too.
     Panel,
     /// Rebuilds the world when [`BiomeWorldSettings`] changed.
     Settings,
@@ -71,11 +110,22 @@ pub enum BiomeWorldSystems {
 /// Build-time options are fields here; runtime tunables live in the [`BiomeWorldSettings`]
 /// resource, added with `init_resource` so a game can insert its own first.
 #[derive(Clone, Debug, Default)]
-pub struct BiomeWorldPlugin;
+pub struct BiomeWorldPlugin {
+    /// Keep chunk meshes readable in the main world after they reach the GPU, for colliders or
+    /// navigation meshes, at the cost of a CPU copy of every loaded chunk. Off by default: the
+    /// meshes then live in the render world only.
+    pub keep_mesh_data: bool,
+}
 
 impl Plugin for BiomeWorldPlugin {
     fn build(&self, app: &mut App) {
-        app.init_resource::<BiomeWorldSettings>()
+        let mesh_usage = if self.keep_mesh_data {
+            RenderAssetUsages::MAIN_WORLD | RenderAssetUsages::RENDER_WORLD
+        } else {
+            RenderAssetUsages::RENDER_WORLD
+        };
+        app.insert_resource(streaming::StreamingOptions { mesh_usage })
+            .init_resource::<BiomeWorldSettings>()
             .init_resource::<BiomeWorldStats>()
             .init_resource::<streaming::ChunkStreamer>()
             .add_message::<ChunkSpawned>()
@@ -83,6 +133,7 @@ impl Plugin for BiomeWorldPlugin {
             .configure_sets(
                 Update,
                 (
+                    BiomeWorldSystems::Panel,
                     BiomeWorldSystems::Settings,
                     BiomeWorldSystems::Stream,
                     BiomeWorldSystems::Apply,

@@ -32,6 +32,8 @@ struct Harness {
     despawned: MessageCursor<ChunkDespawned>,
     /// Every message so far, with the frame it was read in.
     spawned_log: Vec<(u64, ChunkSpawned)>,
+    /// For each spawn: the generation the chunk was built from, and the current one then.
+    spawned_generations: Vec<(u64, u64)>,
     despawned_log: Vec<(u64, ChunkDespawned)>,
     frame: u64,
 }
@@ -54,6 +56,7 @@ impl Harness {
             spawned: MessageCursor::default(),
             despawned: MessageCursor::default(),
             spawned_log: Vec::new(),
+            spawned_generations: Vec::new(),
             despawned_log: Vec::new(),
             frame: 0,
         }
@@ -65,8 +68,14 @@ impl Harness {
         let world = self.app.world();
         let frame = self.frame;
         let spawned = world.resource::<Messages<ChunkSpawned>>();
-        self.spawned_log
-            .extend(self.spawned.read(spawned).map(|m| (frame, *m)));
+        let current = world.resource::<BiomeWorldState>().generation;
+        for message in self.spawned.read(spawned) {
+            self.spawned_log.push((frame, *message));
+            let built = world
+                .get::<BiomeChunk>(message.entity)
+                .map_or(u64::MAX, |c| c.generation);
+            self.spawned_generations.push((built, current));
+        }
         let despawned = world.resource::<Messages<ChunkDespawned>>();
         self.despawned_log
             .extend(self.despawned.read(despawned).map(|m| (frame, *m)));
@@ -302,7 +311,7 @@ fn chunk_meshes_equal_the_core_build() {
     let mut h = Harness::new(settings());
     h.run_until_idle();
     let world = h.state().world.clone();
-    let layout = h.state().layout;
+    let layout = *h.state().layout();
     let chunks = h.chunks();
     for coord in [
         ChunkCoord::new(0, 0),
@@ -370,7 +379,7 @@ fn settings_change_regenerates_everything_without_blank_frames() {
         ..h.app.world().resource::<BiomeWorldSettings>().world.clone()
     })
     .unwrap();
-    let layout = h.state().layout;
+    let layout = *h.state().layout();
     let chunks = h.chunks();
     let (entity, chunk) = chunks[&ChunkCoord::new(1, 1)];
     assert_eq!(chunk.generation, generation);
@@ -407,7 +416,6 @@ fn results_from_old_settings_are_never_applied() {
         .resource_mut::<BiomeWorldSettings>()
         .world
         .seed = 2;
-    let last_change = h.frame;
     h.step();
     h.run_until(200_000, |h| {
         h.stats().is_idle()
@@ -415,25 +423,20 @@ fn results_from_old_settings_are_never_applied() {
                 .values()
                 .all(|(_, c)| c.generation == h.state().generation)
     });
-    let generation = h.state().generation;
-    let world = h.app.world();
-    for (frame, message) in &h.spawned_log {
-        if *frame > last_change {
-            if let Some(chunk) = world.get::<BiomeChunk>(message.entity) {
-                assert_eq!(
-                    chunk.generation, generation,
-                    "chunk {:?} from old settings applied",
-                    message.coord
-                );
-            }
-        }
+    // Every chunk entity ever spawned was built from the settings current when it appeared.
+    for (built, current) in &h.spawned_generations {
+        assert_eq!(
+            built, current,
+            "a chunk built from old settings was applied"
+        );
     }
+    assert_eq!(h.state().generation, 2);
     let fresh = World::new(WorldSettings {
         seed: 2,
         ..WorldSettings::default()
     })
     .unwrap();
-    let layout = h.state().layout;
+    let layout = *h.state().layout();
     let chunks = h.chunks();
     for (coord, (entity, _)) in chunks.iter().take(5) {
         assert_eq!(
@@ -489,7 +492,7 @@ fn queries_agree_with_mesh_heights() {
     let mut h = Harness::new(settings());
     h.run_until_idle();
     let chunks = h.chunks();
-    let layout = h.state().layout;
+    let layout = *h.state().layout();
     let (entity, _) = chunks[&ChunkCoord::new(-1, 2)];
     let mesh = mesh_of(&mut h, entity);
     let vertices = positions(&mesh);
@@ -546,4 +549,91 @@ fn queries_agree_with_mesh_heights() {
         probes.len() + inside.len()
     });
     assert!(checks.unwrap() > 10);
+}
+
+#[test]
+fn a_settings_change_after_moving_rebuilds_the_hysteresis_ring_too() {
+    let mut h = Harness::new(settings());
+    h.run_until_idle();
+    // One chunk east: the westmost column stays loaded in the hysteresis ring.
+    let east = Vec3::new(10.0 + 64.0, 50.0, 10.0);
+    h.move_anchor(east);
+    h.run_until_idle();
+    let loaded = h.chunks().len();
+    assert!(
+        loaded > h.circle(east).len(),
+        "the hysteresis ring holds chunks"
+    );
+    h.app
+        .world_mut()
+        .resource_mut::<BiomeWorldSettings>()
+        .world
+        .seed = 99;
+    h.run_until(200_000, |h| {
+        h.stats().is_idle()
+            && h.chunks()
+                .values()
+                .all(|(_, c)| c.generation == h.state().generation)
+    });
+    assert_eq!(h.chunks().len(), loaded);
+    assert_eq!(h.state().generation, 1);
+}
+
+#[test]
+fn switching_trees_and_water_off_rebuilds_without_them() {
+    let mut s = settings();
+    // A low sea so the view has water.
+    s.world.terrain.density =
+        bevy_biome_world::biome_core::DensityNode::fbm(0, 0.01, 3, Default::default());
+    let mut h = Harness::new(s);
+    h.run_until_idle();
+    let count = |h: &mut Harness| {
+        let world = h.app.world_mut();
+        let trees = world.query::<&BiomeTree>().iter(world).count();
+        let water = world
+            .query::<&bevy_biome_world::BiomeWater>()
+            .iter(world)
+            .count();
+        (trees, water)
+    };
+    let (trees, water) = count(&mut h);
+    assert!(
+        trees > 0 && water > 0,
+        "{trees} trees, {water} water surfaces"
+    );
+    {
+        let mut settings = h.app.world_mut().resource_mut::<BiomeWorldSettings>();
+        settings.trees = false;
+        settings.water = false;
+    }
+    h.run_until(200_000, |h| {
+        h.stats().is_idle()
+            && h.chunks()
+                .values()
+                .all(|(_, c)| c.generation == h.state().generation)
+    });
+    assert_eq!(count(&mut h), (0, 0));
+}
+
+#[test]
+fn settings_changed_at_startup_are_taken() {
+    let mut h = Harness::new(settings());
+    h.app
+        .add_systems(Startup, |mut settings: ResMut<BiomeWorldSettings>| {
+            settings.world.seed = 4321;
+        });
+    h.run_until_idle();
+    assert_eq!(h.state().world.settings().seed, 4321);
+    let layout = *h.state().layout();
+    let fresh = World::new(WorldSettings {
+        seed: 4321,
+        ..WorldSettings::default()
+    })
+    .unwrap();
+    let chunks = h.chunks();
+    let (entity, _) = chunks[&ChunkCoord::new(0, 0)];
+    assert_eq!(
+        positions(&mesh_of(&mut h, entity)),
+        fresh.build_chunk(ChunkCoord::new(0, 0), &layout).positions
+    );
 }

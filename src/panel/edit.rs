@@ -8,7 +8,7 @@ use biome_core::WorldSettings;
 use biome_core::density::DensityNode;
 use biome_core::world::PresetError;
 
-use crate::world::BiomeWorldSettings;
+use crate::world::{BiomeWorldSettings, regenerates};
 
 /// The panel's working copy of the settings.
 ///
@@ -81,18 +81,13 @@ impl SettingsEditor {
             self.now = false;
             return None;
         }
-        if !regenerates(&self.draft, applied) {
-            self.pending_since = None;
-            self.now = false;
-            return Some(self.draft.clone());
-        }
         let settled = self
             .pending_since
             .is_none_or(|since| now - since >= self.delay);
-        if self.now || settled {
+        if self.now || settled || !regenerates(applied, &self.draft) {
             self.pending_since = None;
             self.now = false;
-            return Some(self.draft.clone());
+            return Some(self.hand_over(self.draft.clone()));
         }
         // The world waits for the debounce; streaming tunables need not.
         let mut streaming = applied.clone();
@@ -100,16 +95,15 @@ impl SettingsEditor {
         streaming.despawn_hysteresis = self.draft.despawn_hysteresis;
         streaming.max_tasks = self.draft.max_tasks;
         streaming.apply_budget_ms = self.draft.apply_budget_ms;
-        (streaming != *applied).then_some(streaming)
+        (streaming != *applied).then(|| self.hand_over(streaming))
     }
-}
 
-/// Whether going from `applied` to `draft` rebuilds chunks.
-fn regenerates(draft: &BiomeWorldSettings, applied: &BiomeWorldSettings) -> bool {
-    draft.world != applied.world
-        || draft.layout != applied.layout
-        || draft.water != applied.water
-        || draft.trees != applied.trees
+    /// Remembers `settings` as applied by the panel itself, so the next update does not take it
+    /// for a change made elsewhere (which would reset the draft and lose an edit).
+    fn hand_over(&mut self, settings: BiomeWorldSettings) -> BiomeWorldSettings {
+        self.seen = settings.clone();
+        settings
+    }
 }
 
 /// Why a preset could not be loaded or saved.
@@ -118,7 +112,7 @@ pub enum PresetFileError {
     /// The file could not be read or written.
     Io(PathBuf, std::io::Error),
     /// The file is not a valid preset; an invalid value names its field.
-    Preset(PathBuf, PresetError),
+    Preset(PathBuf, Box<PresetError>),
     /// The name is not usable as a file name.
     BadName(String),
 }
@@ -219,18 +213,20 @@ impl PresetLibrary {
 pub fn load_file(path: &Path) -> Result<WorldSettings, PresetFileError> {
     let text =
         std::fs::read_to_string(path).map_err(|e| PresetFileError::Io(path.to_owned(), e))?;
-    WorldSettings::from_ron(&text).map_err(|e| PresetFileError::Preset(path.to_owned(), e))
+    WorldSettings::from_ron(&text)
+        .map_err(|e| PresetFileError::Preset(path.to_owned(), Box::new(e)))
 }
 
 /// The smallest gap kept between neighbouring biome-table thresholds while dragging.
 pub const THRESHOLD_GAP: f64 = 0.01;
 
 /// Moves threshold `index` of `limits` to `value`, kept inside `0..=1` and at least
-/// [`THRESHOLD_GAP`] from its neighbours, so the table stays valid.
-///
-/// # Panics
-/// If `index` is out of range.
+/// [`THRESHOLD_GAP`] from its neighbours, so the table stays valid. An `index` out of range (the
+/// table changed mid-drag) does nothing.
 pub fn drag_threshold(limits: &mut [f64], index: usize, value: f64) {
+    if index >= limits.len() {
+        return;
+    }
     let low = if index == 0 {
         0.0
     } else {
@@ -345,18 +341,20 @@ mod tests {
 
         std::fs::write(dir.join("broken.ron"), "(regions: (cell_size: -3.0))").unwrap();
         let error = library.load("broken").unwrap_err();
-        match &error {
-            PresetFileError::Preset(_, PresetError::Invalid(invalid)) => {
-                assert_eq!(invalid.field, "regions.cell_size")
-            }
-            other => panic!("expected an invalid field, got {other}"),
-        }
+        let PresetFileError::Preset(_, preset) = &error else {
+            panic!("expected a preset error, got {error}");
+        };
+        let PresetError::Invalid(invalid) = &**preset else {
+            panic!("expected an invalid field, got {preset}");
+        };
+        assert_eq!(invalid.field, "regions.cell_size");
         assert!(error.to_string().contains("regions.cell_size"), "{error}");
         std::fs::write(dir.join("garbled.ron"), "(seed: 1,,,").unwrap();
-        assert!(matches!(
-            library.load("garbled"),
-            Err(PresetFileError::Preset(_, PresetError::Parse(_)))
-        ));
+        let garbled = library.load("garbled");
+        assert!(
+            matches!(&garbled, Err(PresetFileError::Preset(_, preset)) if matches!(**preset, PresetError::Parse(_))),
+            "{garbled:?}"
+        );
         assert!(matches!(
             library.save("../escape", &world),
             Err(PresetFileError::BadName(_))
@@ -369,6 +367,24 @@ mod tests {
     }
 
     #[test]
+    fn edits_made_while_an_apply_is_in_flight_are_kept() {
+        let mut settings = applied();
+        let mut editor = SettingsEditor::new(&settings);
+        editor.draft.view_radius = 5;
+        settings = editor
+            .update(&settings, 0.0)
+            .expect("streaming applies at once");
+        // The slider moves on before the game has taken the first value in.
+        editor.draft.view_radius = 6;
+        settings = editor
+            .update(&settings, 0.016)
+            .expect("and the next value too");
+        assert_eq!(settings.view_radius, 6);
+        assert_eq!(editor.update(&settings, 0.032), None);
+        assert_eq!(editor.draft.view_radius, 6);
+    }
+
+    #[test]
     fn dragged_thresholds_stay_in_order() {
         let mut limits = vec![0.4, 0.6];
         drag_threshold(&mut limits, 0, 0.9);
@@ -377,6 +393,8 @@ mod tests {
         assert_eq!(limits[1], limits[0] + THRESHOLD_GAP);
         drag_threshold(&mut limits, 0, f64::NAN);
         assert_eq!(limits[0], 0.6 - THRESHOLD_GAP);
+        drag_threshold(&mut limits, 5, 0.5);
+        assert_eq!(limits.len(), 2);
         let mut world = WorldSettings::default();
         world.biomes.heat_limits = limits;
         world.validate().unwrap();

@@ -1,5 +1,5 @@
 //! The in-game settings panel (feature `panel`): every setting live, "New world", presets, a
-//! minimap, stats and the tutorial's lab views, drawn with bevy_egui. It owns the panel's state,
+//! minimap, stats and the tutorial's lab views, drawn with `bevy_egui`. It owns the panel's state,
 //! applies its edits to [`BiomeWorldSettings`] with a debounce, computes its pictures off the main
 //! thread, and draws region sites as gizmos when asked.
 
@@ -7,6 +7,7 @@ pub mod edit;
 pub mod snapshot;
 mod ui;
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 
 use bevy::asset::io::file::FileAssetReader;
@@ -15,6 +16,7 @@ use bevy::tasks::futures::check_ready;
 use bevy::tasks::{AsyncComputeTaskPool, Task};
 use bevy_egui::{EguiContexts, EguiPlugin, EguiPrimaryContextPass};
 use biome_core::Sample;
+use biome_core::world::RegionId;
 
 use crate::BiomeWorldSystems;
 use crate::streaming::{BiomeWorldAnchor, BiomeWorldStats};
@@ -22,7 +24,7 @@ use crate::world::{BiomeWorldSettings, BiomeWorldState};
 use edit::{PresetLibrary, SettingsEditor};
 use snapshot::Snapshot;
 
-/// The settings panel. Add it after [`crate::BiomeWorldPlugin`]; it adds bevy_egui's
+/// The settings panel. Add it after [`crate::BiomeWorldPlugin`]; it adds `bevy_egui`'s
 /// `EguiPlugin` when the app has none. F1 shows and hides it.
 #[derive(Clone, Debug)]
 pub struct BiomeWorldPanelPlugin {
@@ -189,7 +191,6 @@ fn apply_panel_edits(
 fn refresh_snapshot(
     time: Res<Time<Real>>,
     state: Res<BiomeWorldState>,
-    settings: Res<BiomeWorldSettings>,
     anchors: Query<&GlobalTransform, With<BiomeWorldAnchor>>,
     panel: Option<ResMut<PanelState>>,
 ) {
@@ -224,7 +225,7 @@ fn refresh_snapshot(
     if panel.task.is_some() || !panel.open {
         return;
     }
-    let span = 2.0 * f64::from(settings.view_radius) * state.layout.chunk_size();
+    let span = 2.0 * f64::from(state.settings.view_radius) * state.layout().chunk_size();
     let center = [f64::from(position.x), f64::from(position.z)];
     let stale = panel.snapshot.as_ref().is_none_or(|s| {
         let moved = ((s.center[0] - center[0]).powi(2) + (s.center[1] - center[1]).powi(2)).sqrt();
@@ -240,15 +241,19 @@ fn refresh_snapshot(
     }
 }
 
+/// Where each region's gizmo stands, and its colour.
+type SiteMarks = HashMap<RegionId, (Vec3, Color)>;
+
 /// Region sites near the camera as gizmos: a post from the ground and a ring in the biome's
-/// colour.
+/// colour. Sites are looked up once per settings generation, at most 17 × 17 around the camera.
 fn draw_sites(
     state: Res<BiomeWorldState>,
-    settings: Res<BiomeWorldSettings>,
     anchors: Query<&GlobalTransform, With<BiomeWorldAnchor>>,
     panel: Option<Res<PanelState>>,
     gizmos: Option<Gizmos>,
+    mut cache: Local<(u64, SiteMarks)>,
 ) {
+    const MAX_CELLS: i64 = 8;
     let (Some(panel), Some(mut gizmos)) = (panel, gizmos) else {
         return;
     };
@@ -258,23 +263,30 @@ fn draw_sites(
     let Some(anchor) = anchors.iter().next() else {
         return;
     };
+    if cache.0 != state.generation {
+        *cache = (state.generation, HashMap::new());
+    }
     let world = &state.world;
     let grid = world.regions();
     let p = anchor.translation();
-    let reach = f64::from(settings.view_radius) * state.layout.chunk_size();
+    let reach = f64::from(state.settings.view_radius) * state.layout().chunk_size();
     let home = grid.cell_of(f64::from(p.x), f64::from(p.z));
-    let cells = (reach / grid.cell_size()).ceil() as i64;
+    let cells = ((reach / grid.cell_size()).ceil() as i64).min(MAX_CELLS);
     for dz in -cells..=cells {
         for dx in -cells..=cells {
-            let region = biome_core::world::RegionId {
+            let region = RegionId {
                 x: home.x + dx,
                 z: home.z + dz,
             };
-            let [x, z] = grid.site(region);
-            let ground = world.height_at(x, z).max(0.0) as f32;
-            let biome = &world.settings().biomes.biomes[world.region_biome(region)];
-            let color = Color::srgb_u8(biome.color.0, biome.color.1, biome.color.2);
-            let base = Vec3::new(x as f32, ground, z as f32);
+            let &mut (base, color) = cache.1.entry(region).or_insert_with(|| {
+                let [x, z] = grid.site(region);
+                let biome = &world.settings().biomes.biomes[world.region_biome(region)];
+                let base = Vec3::new(x as f32, world.height_at(x, z).max(0.0) as f32, z as f32);
+                (
+                    base,
+                    Color::srgb_u8(biome.color.0, biome.color.1, biome.color.2),
+                )
+            });
             gizmos.line(base, base + Vec3::Y * 40.0, color);
             gizmos.circle(
                 Isometry3d::new(
@@ -285,6 +297,12 @@ fn draw_sites(
                 color,
             );
         }
+    }
+    // Sites left far behind are dropped so the cache stays small on a long flight.
+    if cache.1.len() > 4 * ((2 * MAX_CELLS + 1) * (2 * MAX_CELLS + 1)) as usize {
+        cache
+            .1
+            .retain(|r, _| (r.x - home.x).abs() <= cells && (r.z - home.z).abs() <= cells);
     }
 }
 
@@ -334,7 +352,7 @@ mod tests {
             .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_millis(
                 16,
             )))
-            .add_plugins(BiomeWorldPlugin)
+            .add_plugins(BiomeWorldPlugin::default())
             .add_systems(Update, apply_panel_edits.in_set(BiomeWorldSystems::Panel));
         app.finish();
         app.cleanup();

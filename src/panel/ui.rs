@@ -27,20 +27,46 @@ pub(super) enum Axis {
     Wet,
 }
 
+// Sliders clamp what the user enters, never a value already there: drawing a panel over a preset
+// with a value beyond a slider's handy range must not edit the preset.
+const CLAMP_EDITS: egui::SliderClamping = egui::SliderClamping::Edits;
+
 fn slider(ui: &mut egui::Ui, value: &mut f64, range: &RangeInclusive<f64>, label: &str) {
-    ui.add(egui::Slider::new(value, range.clone()).text(label));
+    ui.add(
+        egui::Slider::new(value, range.clone())
+            .clamping(CLAMP_EDITS)
+            .text(label),
+    );
 }
 
 fn log_slider(ui: &mut egui::Ui, value: &mut f64, range: &RangeInclusive<f64>, label: &str) {
     ui.add(
         egui::Slider::new(value, range.clone())
+            .clamping(CLAMP_EDITS)
             .logarithmic(true)
             .text(label),
     );
 }
 
 fn slider_u32(ui: &mut egui::Ui, value: &mut u32, range: RangeInclusive<u32>, label: &str) {
-    ui.add(egui::Slider::new(value, range).text(label));
+    ui.add(
+        egui::Slider::new(value, range)
+            .clamping(CLAMP_EDITS)
+            .text(label),
+    );
+}
+
+/// A number typed or dragged within `range`, for values without a handy slider range.
+fn number(ui: &mut egui::Ui, value: &mut f64, range: RangeInclusive<f64>, label: &str) {
+    ui.horizontal(|ui| {
+        ui.add(
+            egui::DragValue::new(value)
+                .speed(0.01)
+                .range(range)
+                .clamp_existing_to_range(false),
+        );
+        ui.label(label);
+    });
 }
 
 /// A frequency shown as the feature size it makes (world units), which reads better.
@@ -50,6 +76,7 @@ fn feature_size(ui: &mut egui::Ui, scale: &mut f64, range: &RangeInclusive<f64>,
     if ui
         .add(
             egui::Slider::new(&mut size, sizes)
+                .clamping(CLAMP_EDITS)
                 .logarithmic(true)
                 .text(label)
                 .suffix(" u"),
@@ -221,7 +248,7 @@ fn minimap(ui: &mut egui::Ui, panel: &PanelState) {
         Color32::WHITE,
     );
     if let Some((position, heading)) = panel.camera {
-        let scale = side as f64 / snapshot.span;
+        let scale = f64::from(side) / snapshot.span;
         let offset = vec2(
             ((f64::from(position.x) - snapshot.center[0]) * scale) as f32,
             ((f64::from(position.z) - snapshot.center[1]) * scale) as f32,
@@ -288,105 +315,33 @@ fn stats(ui: &mut egui::Ui, panel: &PanelState, view: &View<'_>) {
     });
 }
 
-fn fbm_fields(
-    ui: &mut egui::Ui,
-    id: usize,
-    scale: &mut f64,
-    octaves: &mut u32,
-    persistence: &mut f64,
-    lacunarity: &mut f64,
-    shape: &mut Shape,
-    seed_offset: &mut i64,
-) {
-    feature_size(ui, scale, &limits::SCALE, "feature size");
-    slider_u32(ui, octaves, limits::OCTAVES, "octaves");
-    slider(ui, persistence, &limits::PERSISTENCE, "persistence");
-    slider(ui, lacunarity, &limits::LACUNARITY, "lacunarity");
-    ui.horizontal(|ui| {
-        ui.label("shape");
-        shape_picker(ui, shape, id);
-        ui.label("seed +");
-        ui.add(egui::DragValue::new(seed_offset).range(limits::SEED_OFFSET));
-    });
-}
-
-fn warp_fields(
-    ui: &mut egui::Ui,
-    levels: &mut u32,
-    strength: &mut f64,
-    scale: &mut f64,
-    octaves: &mut u32,
-    seed_offset: &mut i64,
-) {
-    ui.horizontal(|ui| {
-        ui.label("levels");
-        for (value, name) in [(0, "None"), (1, "Single"), (2, "Double")] {
-            ui.selectable_value(levels, value, name);
-        }
-    });
-    log_slider(
-        ui,
-        strength,
-        &(0.1..=*limits::WARP_STRENGTH.end()),
-        "strength (u)",
-    );
-    feature_size(ui, scale, &limits::SCALE, "warp size");
-    slider_u32(ui, octaves, limits::OCTAVES, "octaves");
-    ui.horizontal(|ui| {
-        ui.label("seed +");
-        ui.add(egui::DragValue::new(seed_offset).range(limits::SEED_OFFSET));
-    });
-}
-
 /// Lab #1: the first fBm node of the stack (the continents).
 fn noise_section(ui: &mut egui::Ui, world: &mut WorldSettings) {
     let stack = &mut world.terrain.density;
-    let Some(id) = first_node(stack, |n| matches!(n, DensityNode::Fbm { .. })) else {
-        ui.label("The density stack has no Simplex fBm node.");
-        return;
-    };
-    if let Some(DensityNode::Fbm {
-        seed_offset,
-        scale,
-        octaves,
-        persistence,
-        lacunarity,
-        shape,
-        ..
-    }) = stack.node_mut(id)
-    {
-        ui.small(format!("Density node {id}, the stack's first Simplex fBm"));
-        fbm_fields(
-            ui,
-            id,
-            scale,
-            octaves,
-            persistence,
-            lacunarity,
-            shape,
-            seed_offset,
-        );
+    let found = first_node(stack, |n| matches!(n, DensityNode::Fbm { .. }));
+    match found.and_then(|id| Some((id, stack.node_mut(id)?))) {
+        Some((id, node)) => {
+            ui.small(format!("Density node {id}, the stack's first Simplex fBm"));
+            node_fields(ui, id, node);
+        }
+        None => {
+            ui.label("The density stack has no Simplex fBm node.");
+        }
     }
 }
 
 /// Lab #2: the first warp node of the stack.
 fn warp_section(ui: &mut egui::Ui, world: &mut WorldSettings) {
     let stack = &mut world.terrain.density;
-    let Some(id) = first_node(stack, |n| matches!(n, DensityNode::Warp { .. })) else {
-        ui.label("The density stack has no Warp node.");
-        return;
-    };
-    if let Some(DensityNode::Warp {
-        seed_offset,
-        levels,
-        strength,
-        scale,
-        octaves,
-        ..
-    }) = stack.node_mut(id)
-    {
-        ui.small(format!("Density node {id}, the stack's first warp"));
-        warp_fields(ui, levels, strength, scale, octaves, seed_offset);
+    let found = first_node(stack, |n| matches!(n, DensityNode::Warp { .. }));
+    match found.and_then(|id| Some((id, stack.node_mut(id)?))) {
+        Some((id, node)) => {
+            ui.small(format!("Density node {id}, the stack's first warp"));
+            node_fields(ui, id, node);
+        }
+        None => {
+            ui.label("The density stack has no Warp node.");
+        }
     }
 }
 
@@ -427,6 +382,18 @@ fn climate_section(ui: &mut egui::Ui, panel: &mut PanelState) {
 }
 
 fn biome_chart(ui: &mut egui::Ui, panel: &mut PanelState) {
+    let table = &panel.editor.draft.world.biomes;
+    if table.biomes.len() != table.expected_len() {
+        ui.colored_label(
+            Color32::from_rgb(255, 110, 100),
+            format!(
+                "The table needs {} biomes for these thresholds, not {}.",
+                table.expected_len(),
+                table.biomes.len()
+            ),
+        );
+        return;
+    }
     let side = 230.0;
     let (response, painter) = ui.allocate_painter(vec2(side, side), Sense::click_and_drag());
     let rect = response.rect;
@@ -593,7 +560,7 @@ fn density_section(ui: &mut egui::Ui, panel: &mut PanelState) {
 
 fn node_fields(ui: &mut egui::Ui, id: usize, node: &mut DensityNode) {
     match node {
-        DensityNode::Constant { value, .. } => slider(ui, value, &(-4.0..=4.0), "value"),
+        DensityNode::Constant { value, .. } => number(ui, value, limits::NODE_VALUE, "value"),
         DensityNode::Fbm {
             seed_offset,
             scale,
@@ -602,16 +569,18 @@ fn node_fields(ui: &mut egui::Ui, id: usize, node: &mut DensityNode) {
             lacunarity,
             shape,
             ..
-        } => fbm_fields(
-            ui,
-            id,
-            scale,
-            octaves,
-            persistence,
-            lacunarity,
-            shape,
-            seed_offset,
-        ),
+        } => {
+            feature_size(ui, scale, &limits::SCALE, "feature size");
+            slider_u32(ui, octaves, limits::OCTAVES, "octaves");
+            slider(ui, persistence, &limits::PERSISTENCE, "persistence");
+            slider(ui, lacunarity, &limits::LACUNARITY, "lacunarity");
+            ui.horizontal(|ui| {
+                ui.label("shape");
+                shape_picker(ui, shape, id);
+                ui.label("seed +");
+                ui.add(egui::DragValue::new(seed_offset).range(limits::SEED_OFFSET));
+            });
+        }
         DensityNode::Cell { radius, .. } => log_slider(ui, radius, &(1.0..=10_000.0), "radius (u)"),
         DensityNode::Warp {
             seed_offset,
@@ -620,10 +589,24 @@ fn node_fields(ui: &mut egui::Ui, id: usize, node: &mut DensityNode) {
             scale,
             octaves,
             ..
-        } => warp_fields(ui, levels, strength, scale, octaves, seed_offset),
+        } => {
+            ui.horizontal(|ui| {
+                ui.label("levels");
+                for (value, name) in [(0, "None"), (1, "Single"), (2, "Double")] {
+                    ui.selectable_value(levels, value, name);
+                }
+            });
+            slider(ui, strength, &(0.0..=1000.0), "strength (u)");
+            feature_size(ui, scale, &limits::SCALE, "warp size");
+            slider_u32(ui, octaves, limits::OCTAVES, "octaves");
+            ui.horizontal(|ui| {
+                ui.label("seed +");
+                ui.add(egui::DragValue::new(seed_offset).range(limits::SEED_OFFSET));
+            });
+        }
         DensityNode::Clamp { low, high, .. } => {
-            slider(ui, low, &(-2.0..=*high), "floor");
-            slider(ui, high, &(*low..=2.0), "ceiling");
+            number(ui, low, *limits::NODE_VALUE.start()..=*high, "floor");
+            number(ui, high, *low..=*limits::NODE_VALUE.end(), "ceiling");
         }
         DensityNode::SmoothClamp {
             low,
@@ -631,9 +614,9 @@ fn node_fields(ui: &mut egui::Ui, id: usize, node: &mut DensityNode) {
             smoothness,
             ..
         } => {
-            slider(ui, low, &(-2.0..=*high), "floor");
-            slider(ui, high, &(*low..=2.0), "ceiling");
-            slider(ui, smoothness, &(0.0..=1.0), "smoothness");
+            number(ui, low, *limits::NODE_VALUE.start()..=*high, "floor");
+            number(ui, high, *low..=*limits::NODE_VALUE.end(), "ceiling");
+            number(ui, smoothness, limits::SMOOTHNESS, "smoothness");
         }
         DensityNode::Mix { amount, .. } => slider(ui, amount, &limits::MIX_AMOUNT, "amount"),
         DensityNode::Abs { .. } | DensityNode::Add { .. } | DensityNode::Multiply { .. } => {
@@ -747,6 +730,7 @@ fn streaming_section(ui: &mut egui::Ui, panel: &mut PanelState) {
     ui.add(egui::Slider::new(&mut d.max_tasks, 1..=256).text("tasks in flight"));
     ui.add(
         egui::Slider::new(&mut d.apply_budget_ms, 0.1..=20.0)
+            .clamping(CLAMP_EDITS)
             .logarithmic(true)
             .text("apply budget (ms)"),
     );

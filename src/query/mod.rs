@@ -42,7 +42,7 @@ impl BiomeWorld<'_> {
     /// from the same vertex heights the mesh has. Use it to stand things on the ground.
     #[must_use]
     pub fn ground_height_at(&self, xz: Vec2) -> f32 {
-        let layout = &self.state.layout;
+        let layout = self.state.layout();
         let (x, z) = (
             f64::from(xz.x) / layout.tile_size,
             f64::from(xz.y) / layout.tile_size,
@@ -87,6 +87,6 @@ impl BiomeWorld<'_> {
     /// The chunk containing `xz`.
     #[must_use]
     pub fn chunk_at(&self, xz: Vec2) -> ChunkCoord {
-        ChunkCoord::containing(f64::from(xz.x), f64::from(xz.y), &self.state.layout)
+        ChunkCoord::containing(f64::from(xz.x), f64::from(xz.y), self.state.layout())
     }
 }

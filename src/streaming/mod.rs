@@ -14,7 +14,7 @@ use biome_core::{ChunkCoord, ChunkLayout, TreeInstance};
 
 use crate::chunk::{BiomeChunk, BiomeWater, ChunkAssets, chunk_mesh, mesh_bytes};
 use crate::scatter::TreeAssets;
-use crate::world::{BiomeWorldSettings, BiomeWorldState};
+use crate::world::BiomeWorldState;
 
 /// Chunks stream around every entity with this component (usually the camera). Several anchors
 /// (split screen, a far-away quest marker) each keep their own circle of chunks loaded.
@@ -122,6 +122,13 @@ impl Slot {
     }
 }
 
+/// Build-time choices of [`crate::BiomeWorldPlugin`] that the streamer needs.
+#[derive(Resource, Clone, Copy, Debug)]
+pub(crate) struct StreamingOptions {
+    /// Where chunk meshes live once uploaded.
+    pub(crate) mesh_usage: RenderAssetUsages,
+}
+
 /// The streamer's bookkeeping.
 #[derive(Resource, Default)]
 pub(crate) struct ChunkStreamer {
@@ -147,14 +154,16 @@ fn nearest_distance_squared(coord: ChunkCoord, anchors: &[ChunkCoord]) -> i64 {
 /// Decides which chunks should exist, despawns the far ones and starts builds nearest-first.
 pub(crate) fn stream_chunks(
     mut commands: Commands,
-    settings: Res<BiomeWorldSettings>,
     state: Res<BiomeWorldState>,
     anchors: Query<&GlobalTransform, With<BiomeWorldAnchor>>,
+    options: Res<StreamingOptions>,
     mut streamer: ResMut<ChunkStreamer>,
     mut despawned: MessageWriter<ChunkDespawned>,
 ) {
     let streamer = &mut *streamer;
-    let layout = state.layout;
+    let settings = &state.settings;
+    let layout = settings.layout;
+    let mesh_usage = options.mesh_usage;
     if streamer.layout != Some(layout) {
         // Chunks of another layout cover other squares: keep them visible until the new layout
         // fills the view, then let them go.
@@ -248,18 +257,26 @@ pub(crate) fn stream_chunks(
                 }
             }
         }
+        // Chunks kept in the hysteresis ring are rebuilt too, after everything in view, so no
+        // terrain of older settings lingers at the edge.
+        for (&coord, slot) in &streamer.chunks {
+            let distance = nearest_distance_squared(coord, &anchors);
+            if distance > radius * radius && slot.shown.is_some() && slot.needs_build(generation) {
+                wanted.push((distance, coord));
+            }
+        }
         wanted.sort_unstable();
         wanted.dedup();
         streamer.queue = wanted.into_iter().map(|(_, coord)| coord).collect();
     }
 
-    let in_flight = streamer
+    let mut in_flight = streamer
         .chunks
         .values()
         .filter(|s| s.task.is_some())
         .count();
     let pool = AsyncComputeTaskPool::get();
-    for _ in in_flight..settings.max_tasks {
+    while in_flight < settings.max_tasks {
         let Some(coord) = streamer.queue.pop_front() else {
             break;
         };
@@ -272,7 +289,7 @@ pub(crate) fn stream_chunks(
         let task = pool.spawn(async move {
             let started = Instant::now();
             let data = world.build_chunk(coord, &layout);
-            let mesh = chunk_mesh(&data, RenderAssetUsages::RENDER_WORLD);
+            let mesh = chunk_mesh(&data, mesh_usage);
             BuiltChunk {
                 generation,
                 mesh,
@@ -282,6 +299,7 @@ pub(crate) fn stream_chunks(
             }
         });
         slot.task = Some((generation, task));
+        in_flight += 1;
     }
 }
 
@@ -289,7 +307,6 @@ pub(crate) fn stream_chunks(
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn apply_chunks(
     mut commands: Commands,
-    settings: Res<BiomeWorldSettings>,
     state: Res<BiomeWorldState>,
     mut streamer: ResMut<ChunkStreamer>,
     mut meshes: ResMut<Assets<Mesh>>,
@@ -300,6 +317,7 @@ pub(crate) fn apply_chunks(
     mut stats: ResMut<BiomeWorldStats>,
 ) {
     let started = Instant::now();
+    let settings = &state.settings;
     let streamer = &mut *streamer;
     let Some(layout) = streamer.layout else {
         return;
@@ -328,8 +346,7 @@ pub(crate) fn apply_chunks(
         .collect();
     ready.sort_unstable();
     let budget = f64::from(settings.apply_budget_ms) / 1000.0;
-    let mut applied = 0;
-    for (_, coord) in ready {
+    for (applied, (_, coord)) in ready.into_iter().enumerate() {
         if applied > 0 && started.elapsed().as_secs_f64() >= budget {
             break;
         }
@@ -376,7 +393,6 @@ pub(crate) fn apply_chunks(
             .mesh_bytes
             .insert(coord, (bytes, built.trees.len()));
         stats.applied_total += 1;
-        applied += 1;
     }
 
     let in_flight = streamer

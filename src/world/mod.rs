@@ -1,6 +1,7 @@
 //! The runtime tunables ([`BiomeWorldSettings`]) and the world compiled from them
-//! ([`BiomeWorldState`]): when the settings change, the world is rebuilt once and its generation
-//! counter moves on, so every chunk is rebuilt and no result of older settings is applied.
+//! ([`BiomeWorldState`]): when valid settings change the world, the layout or the water and tree
+//! switches, the world is rebuilt once and its generation counter moves on, so every loaded chunk
+//! is rebuilt and no result of older settings is applied. Invalid settings are refused whole.
 
 use std::sync::Arc;
 
@@ -49,7 +50,7 @@ impl Default for BiomeWorldSettings {
 
 /// Two tasks per thread of the async compute pool keep it busy without queueing stale work.
 fn default_task_budget() -> usize {
-    std::thread::available_parallelism().map_or(2, |n| n.get()) * 2
+    std::thread::available_parallelism().map_or(2, std::num::NonZero::get) * 2
 }
 
 impl BiomeWorldSettings {
@@ -97,15 +98,16 @@ impl BiomeWorldSettings {
     }
 }
 
-/// The world compiled from the last valid [`BiomeWorldSettings`].
+/// The world compiled from the last valid [`BiomeWorldSettings`], which the streamer and
+/// [`crate::BiomeWorld`] use: settings that fail validation never reach them.
 #[derive(Resource, Clone, Debug)]
 pub struct BiomeWorldState {
     /// The world every chunk and query answers from.
     pub world: Arc<World>,
-    /// The layout chunks are built with.
-    pub layout: ChunkLayout,
-    /// Moves on each time the world or layout changes; chunks and tasks of older generations are
-    /// replaced, never applied.
+    /// The last valid settings (`world` was built from `settings.world`).
+    pub settings: BiomeWorldSettings,
+    /// Moves on each time the world, the layout or the water and tree switches change; chunks
+    /// and tasks of older generations are replaced, never applied.
     pub generation: u64,
     /// Why the latest settings were refused, if they were; the world keeps its last valid state.
     pub error: Option<SettingsError>,
@@ -113,33 +115,44 @@ pub struct BiomeWorldState {
 
 impl BiomeWorldState {
     pub(crate) fn new(settings: &BiomeWorldSettings) -> Self {
-        match settings.validate() {
-            Ok(()) => Self {
-                world: Arc::new(World::new(settings.world.clone()).expect("validated above")),
-                layout: settings.layout,
-                generation: 0,
-                error: None,
-            },
+        let (settings, error) = match settings.validate() {
+            Ok(()) => (settings.clone(), None),
             Err(error) => {
                 error!("biome world settings refused, using defaults: {error}");
-                let defaults = BiomeWorldSettings::default();
-                Self {
-                    world: Arc::new(World::new(defaults.world).expect("defaults are valid")),
-                    layout: defaults.layout,
-                    generation: 0,
-                    error: Some(error),
-                }
+                (BiomeWorldSettings::default(), Some(error))
             }
+        };
+        Self {
+            world: Arc::new(World::new(settings.world.clone()).expect("validated above")),
+            settings,
+            generation: 0,
+            error,
         }
+    }
+
+    /// The chunk layout in use.
+    #[must_use]
+    pub fn layout(&self) -> &ChunkLayout {
+        &self.settings.layout
     }
 }
 
-/// Rebuilds the world when the settings changed in a way that touches it.
+/// Whether going from `old` to `new` rebuilds chunks (as opposed to streaming tunables only).
+#[must_use]
+pub fn regenerates(old: &BiomeWorldSettings, new: &BiomeWorldSettings) -> bool {
+    old.world != new.world
+        || old.layout != new.layout
+        || old.water != new.water
+        || old.trees != new.trees
+}
+
+/// Takes valid settings in: rebuilds the world when it changed, and moves the generation on when
+/// chunks must be rebuilt.
 pub(crate) fn apply_settings(
     settings: Res<BiomeWorldSettings>,
     mut state: ResMut<BiomeWorldState>,
 ) {
-    if !settings.is_changed() || settings.is_added() {
+    if !settings.is_changed() {
         return;
     }
     if let Err(error) = settings.validate() {
@@ -150,13 +163,14 @@ pub(crate) fn apply_settings(
         return;
     }
     state.error = None;
-    let world_changed = *state.world.settings() != settings.world;
-    if !world_changed && state.layout == settings.layout {
+    if *settings == state.settings {
         return;
     }
-    if world_changed {
+    if state.settings.world != settings.world {
         state.world = Arc::new(World::new(settings.world.clone()).expect("validated above"));
     }
-    state.layout = settings.layout;
-    state.generation += 1;
+    if regenerates(&state.settings, &settings) {
+        state.generation += 1;
+    }
+    state.settings = settings.clone();
 }

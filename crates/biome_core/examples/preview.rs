@@ -49,7 +49,7 @@ fn parse() -> Result<Options, String> {
             "--write-preset" => options.write_preset = Some(value()?),
             "--scale" => options.scale = value()?.parse().map_err(|e| format!("--scale: {e}"))?,
             "--columns" => {
-                options.columns = value()?.parse().map_err(|e| format!("--columns: {e}"))?
+                options.columns = value()?.parse().map_err(|e| format!("--columns: {e}"))?;
             }
             "--center" => {
                 let text = value()?;

@@ -1,7 +1,7 @@
 //! Position hashing: well-mixed 64-bit values from a world seed and integer grid coordinates,
 //! so every per-cell choice (region sites, tree candidates) is a pure function of position.
 
-/// Mixes 64 bits thoroughly (the SplitMix64 finaliser).
+/// Mixes 64 bits thoroughly (the `SplitMix64` finaliser).
 #[inline]
 #[must_use]
 fn mix(mut z: u64) -> u64 {

@@ -36,12 +36,12 @@ fn every_bad_value_names_its_field() {
     rejects("seed", |s| s.seed = 1 << 60);
     rejects("terrain.height_scale", |s| s.terrain.height_scale = 0.0);
     rejects("terrain.height_scale", |s| {
-        s.terrain.height_scale = f64::NAN
+        s.terrain.height_scale = f64::NAN;
     });
     rejects("climate.scale", |s| s.climate.scale = -1.0);
     rejects("climate.chill", |s| s.climate.chill = f64::INFINITY);
     rejects("biomes.heat_limits[1]", |s| {
-        s.biomes.heat_limits = vec![0.6, 0.4]
+        s.biomes.heat_limits = vec![0.6, 0.4];
     });
     rejects("biomes.wet_limits[0]", |s| s.biomes.wet_limits[0] = 1.5);
     rejects("biomes.biomes", |s| {
@@ -49,32 +49,32 @@ fn every_bad_value_names_its_field() {
     });
     rejects("biomes.biomes", |s| s.biomes.heat_limits.push(0.8));
     rejects("biomes.biomes[2].tree_density", |s| {
-        s.biomes.biomes[2].tree_density = 2.0
+        s.biomes.biomes[2].tree_density = 2.0;
     });
     rejects("biomes.biomes[0].name", |s| {
-        s.biomes.biomes[0].name = " ".to_owned()
+        s.biomes.biomes[0].name = " ".to_owned();
     });
     rejects("biomes.biomes[1].trees[0].weight", |s| {
-        s.biomes.biomes[1].trees[0].weight = -1.0
+        s.biomes.biomes[1].trees[0].weight = -1.0;
     });
     rejects("regions.cell_size", |s| s.regions.cell_size = 0.0);
     rejects("regions.jitter", |s| s.regions.jitter = 1.5);
     rejects("regions.wobble", |s| s.regions.wobble = -3.0);
     rejects("regions.wobble_scale", |s| {
-        s.regions.wobble_scale = f64::NAN
+        s.regions.wobble_scale = f64::NAN;
     });
     rejects("regions.blend_width", |s| {
-        s.regions.blend_width = f64::NEG_INFINITY
+        s.regions.blend_width = f64::NEG_INFINITY;
     });
     rejects("surface.deep_water", |s| s.surface.deep_water = 0.1);
     rejects("surface.beach", |s| s.surface.beach = -0.1);
     rejects("surface.snow_temperature", |s| {
-        s.surface.snow_temperature = 1.1
+        s.surface.snow_temperature = 1.1;
     });
     rejects("trees.spacing", |s| s.trees.spacing = 0.0);
     rejects("trees.jitter", |s| s.trees.jitter = 1.0);
     rejects("trees.max_slope_degrees", |s| {
-        s.trees.max_slope_degrees = 91.0
+        s.trees.max_slope_degrees = 91.0;
     });
     rejects("trees.min_scale", |s| s.trees.min_scale = 2.0);
     rejects("trees.clumping", |s| s.trees.clumping = f64::NAN);

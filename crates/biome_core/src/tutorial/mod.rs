@@ -28,8 +28,9 @@ const MULTIPLIER: i64 = 16_807;
 /// The tutorial's `SeededRandom`: a Lehmer (MINSTD) generator, same seed, same sequence.
 ///
 /// It also implements [`rand_core::RngCore`] and [`rand_core::SeedableRng`], so the rand
-/// ecosystem can draw from it; those draws do not change what [`SeededRandom::next`] and
-/// [`SeededRandom::next_float`] return. Its quality is MINSTD's: fine for worlds, not for secrets.
+/// ecosystem can draw from it. Those draws advance the same sequence (two steps per `u32`), so
+/// mix them with [`SeededRandom::next`] only if you do not need the tutorial's numbers after.
+/// Its quality is MINSTD's: fine for worlds, not for secrets.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SeededRandom {
     state: i64,
@@ -47,7 +48,8 @@ impl SeededRandom {
         Self { state }
     }
 
-    /// The next integer of the sequence, in `1..=2147483646`.
+    /// The next integer of the sequence, in `1..=2147483646`. Seeds congruent to -2147483646
+    /// modulo 2147483647 leave the generator at 0 for ever, exactly as the tutorial's does.
     // The tutorial's name; this is no `Iterator`.
     #[allow(clippy::should_implement_trait)]
     pub fn next(&mut self) -> i64 {
@@ -55,7 +57,8 @@ impl SeededRandom {
         self.state
     }
 
-    /// The next float of the sequence, in `0.0..1.0`.
+    /// The next float of the sequence, in `0.0..1.0` (but see [`SeededRandom::next`] on the
+    /// degenerate seeds, which give a constant, slightly negative value, as in the tutorial).
     pub fn next_float(&mut self) -> f64 {
         (self.next() - 1) as f64 / (MODULUS - 1) as f64
     }

@@ -404,8 +404,42 @@ fn lerp3(a: [f64; 3], b: [f64; 3], t: f64) -> [f64; 3] {
     ]
 }
 
-/// 0 at `edge0`, 1 at `edge1`, smooth between (either order).
+/// 0 at `edge0`, 1 at `edge1`, smooth between (either order); a step where the edges meet.
 pub(crate) fn smoothstep(edge0: f64, edge1: f64, x: f64) -> f64 {
+    if edge0 == edge1 {
+        return if x < edge0 { 0.0 } else { 1.0 };
+    }
     let t = ((x - edge0) / (edge1 - edge0)).clamp(0.0, 1.0);
     t * t * (3.0 - 2.0 * t)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn smoothstep_with_meeting_edges_is_a_step() {
+        assert_eq!(smoothstep(0.0, 0.0, 0.0), 1.0);
+        assert_eq!(smoothstep(0.0, 0.0, -1e-9), 0.0);
+        assert_eq!(smoothstep(0.0, 1.0, 0.5), 0.5);
+        assert_eq!(smoothstep(1.0, 0.0, 0.25), 0.843_75);
+    }
+
+    #[test]
+    fn a_zero_beach_on_flat_sea_level_ground_has_finite_colours() {
+        let mut settings = WorldSettings::default();
+        settings.surface.beach = 0.0;
+        settings.terrain.density = crate::density::DensityNode::Constant {
+            value: 0.0,
+            enabled: true,
+        };
+        let world = World::new(settings).unwrap();
+        let sample = world.sample(3.0, 4.0);
+        assert_eq!(sample.surface, Surface::Land);
+        assert!(
+            sample.color.iter().all(|c| c.is_finite()),
+            "{:?}",
+            sample.color
+        );
+    }
 }

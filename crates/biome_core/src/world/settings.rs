@@ -740,6 +740,9 @@ impl WorldSettings {
     }
 
     /// The settings as pretty RON, the preset format under `assets/presets/`.
+    ///
+    /// # Panics
+    /// Never in practice: every field serializes to RON.
     #[must_use]
     pub fn to_ron(&self) -> String {
         let config = ron::ser::PrettyConfig::new()
