@@ -66,6 +66,7 @@ pub mod panel;
 pub mod query;
 pub mod scatter;
 pub mod streaming;
+pub mod tasks;
 pub mod world;
 
 use bevy::asset::RenderAssetUsages;
@@ -78,6 +79,7 @@ pub use panel::BiomeWorldPanelPlugin;
 pub use query::BiomeWorld;
 pub use scatter::{BiomeTree, TreeAssets};
 pub use streaming::{BiomeWorldAnchor, BiomeWorldStats, ChunkDespawned, ChunkSpawned};
+pub use tasks::background_async_compute;
 pub use world::{BiomeWorldSettings, BiomeWorldState};
 
 /// Everything a game usually needs.

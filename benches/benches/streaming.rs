@@ -1,18 +1,24 @@
 //! Headless streaming benchmark: the plugin under `MinimalPlugins` (no renderer), the default
 //! world at view radius 12.
 //!
-//! `cargo bench -p biome_benches --bench streaming`
+//! `cargo bench -p biome_benches --bench streaming` (Bevy's default task pools), or with
+//! `-- --background` to run the chunk builders at background priority
+//! (`bevy_biome_world::background_async_compute`).
 //!
 //! 1. Fill: from an empty world, frames run back to back until every chunk in view is built and
 //!    applied. Reports the wall time, chunks built per second and memory per loaded chunk.
 //! 2. Flight: an anchor flies at 100 world units per second, frames paced at 60 Hz of real time.
-//!    Reports the main-thread time of each frame (`App::update`, which with `MinimalPlugins` is
-//!    almost all the plugin's systems): median, p99 and max.
+//!    Reports the main-thread time the plugin takes each frame (median, p99, max): the `Update`
+//!    schedule, which holds the plugin's systems and applies their commands (spawns and
+//!    despawns), timed from a system that runs first in it to one that runs first in
+//!    `PostUpdate`. The whole `App::update`, which adds Bevy's own per-frame work, is shown
+//!    beside it, and so is an empty app's for reference.
 
 use std::time::{Duration, Instant};
 
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
+use bevy_biome_world::background_async_compute;
 use bevy_biome_world::prelude::*;
 
 const FRAME: Duration = Duration::from_nanos(16_666_667);
@@ -30,15 +36,81 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
     sorted[((sorted.len() - 1) as f64 * p).round() as usize]
 }
 
+/// Main-thread time of the `Update` schedule in the last frame.
+#[derive(Resource, Default)]
+struct UpdateTime {
+    started: Option<Instant>,
+    ms: f64,
+}
+
+fn start_update_timer(mut timer: ResMut<UpdateTime>) {
+    timer.started = Some(Instant::now());
+}
+
+fn stop_update_timer(mut timer: ResMut<UpdateTime>) {
+    if let Some(started) = timer.started.take() {
+        timer.ms = started.elapsed().as_secs_f64() * 1000.0;
+    }
+}
+
+fn summary(name: &str, times: &mut [f64]) {
+    times.sort_by(f64::total_cmp);
+    println!(
+        "  {name}: median {:.3} ms, p99 {:.3} ms, max {:.3} ms",
+        percentile(times, 0.5),
+        percentile(times, 0.99),
+        percentile(times, 1.0)
+    );
+}
+
+/// An app with only the plugins the benchmark's app has besides the world, for the baseline.
+fn empty_frame_ms() -> Vec<f64> {
+    let mut app = App::new();
+    app.add_plugins((MinimalPlugins, AssetPlugin::default(), TransformPlugin));
+    app.finish();
+    app.cleanup();
+    (0..600)
+        .map(|_| {
+            let deadline = Instant::now() + FRAME;
+            let t = Instant::now();
+            app.update();
+            let ms = t.elapsed().as_secs_f64() * 1000.0;
+            if let Some(rest) = deadline.checked_duration_since(Instant::now()) {
+                std::thread::sleep(rest);
+            }
+            ms
+        })
+        .collect()
+}
+
 fn main() {
     let mut app = App::new();
-    app.add_plugins((MinimalPlugins, AssetPlugin::default(), TransformPlugin))
-        .insert_resource(TimeUpdateStrategy::ManualDuration(FRAME))
-        .insert_resource(BiomeWorldSettings {
-            view_radius: 12,
-            ..default()
-        })
-        .add_plugins(BiomeWorldPlugin::default());
+    // `-- --background` runs the chunk builders at background priority (see
+    // `background_async_compute`); by default the pool is Bevy's own.
+    let background = std::env::args().any(|arg| arg == "--background");
+    let mut task_pools = TaskPoolOptions::default();
+    if background {
+        task_pools.async_compute = background_async_compute(0.25, 4);
+    }
+    app.add_plugins((
+        MinimalPlugins.set(TaskPoolPlugin {
+            task_pool_options: task_pools,
+        }),
+        AssetPlugin::default(),
+        TransformPlugin,
+    ))
+    .insert_resource(TimeUpdateStrategy::ManualDuration(FRAME))
+    .insert_resource(BiomeWorldSettings {
+        view_radius: 12,
+        ..default()
+    })
+    .add_plugins(BiomeWorldPlugin::default())
+    .init_resource::<UpdateTime>()
+    .add_systems(Update, start_update_timer.before(BiomeWorldSystems::Panel))
+    .add_systems(
+        PostUpdate,
+        stop_update_timer.before(TransformSystems::Propagate),
+    );
     app.finish();
     app.cleanup();
     let anchor = app
@@ -53,10 +125,12 @@ fn main() {
     let mut frames = 0u32;
     let mut idle = 0;
     let mut fill_frame_ms = Vec::new();
+    let mut fill_plugin_ms = Vec::new();
     while idle < 2 {
         let t = Instant::now();
         app.update();
         fill_frame_ms.push(t.elapsed().as_secs_f64() * 1000.0);
+        fill_plugin_ms.push(app.world().resource::<UpdateTime>().ms);
         frames += 1;
         let stats = app.world().resource::<BiomeWorldStats>();
         idle = if stats.is_idle() && stats.loaded > 0 {
@@ -69,10 +143,14 @@ fn main() {
     let fill = started.elapsed();
     let stats = app.world().resource::<BiomeWorldStats>().clone();
     let memory_after = resident_bytes();
-    fill_frame_ms.sort_by(f64::total_cmp);
 
     println!(
-        "bevy_biome_world streaming benchmark (headless, release, view radius 12, {threads} async compute thread(s))"
+        "bevy_biome_world streaming benchmark (headless, release, view radius 12, {threads} async compute thread(s){})",
+        if background {
+            " at background priority"
+        } else {
+            ""
+        }
     );
     println!();
     println!(
@@ -89,12 +167,9 @@ fn main() {
         stats.mean_build_ms(),
         stats.p99_build_ms()
     );
-    println!(
-        "  main thread per frame while filling: median {:.3} ms, p99 {:.3} ms, max {:.3} ms",
-        percentile(&fill_frame_ms, 0.5),
-        percentile(&fill_frame_ms, 0.99),
-        percentile(&fill_frame_ms, 1.0)
-    );
+    println!("  main thread per frame while filling (frames back to back):");
+    summary("plugin (Update schedule)", &mut fill_plugin_ms);
+    summary("whole App::update", &mut fill_frame_ms);
     println!(
         "  per loaded chunk: terrain mesh {:.1} KiB, {:.1} trees",
         stats.mesh_bytes_per_chunk as f64 / 1024.0,
@@ -110,6 +185,7 @@ fn main() {
 
     // Fly, paced at 60 Hz.
     let mut frame_ms = Vec::new();
+    let mut plugin_ms = Vec::new();
     let applied_before = stats.applied_total;
     let flight_started = Instant::now();
     let mut most_loaded = 0;
@@ -124,6 +200,7 @@ fn main() {
         let t = Instant::now();
         app.update();
         frame_ms.push(t.elapsed().as_secs_f64() * 1000.0);
+        plugin_ms.push(app.world().resource::<UpdateTime>().ms);
         most_loaded = most_loaded.max(app.world().resource::<BiomeWorldStats>().loaded);
         if let Some(rest) = deadline.checked_duration_since(Instant::now()) {
             std::thread::sleep(rest);
@@ -131,18 +208,18 @@ fn main() {
     }
     let flight = flight_started.elapsed();
     let stats = app.world().resource::<BiomeWorldStats>();
-    frame_ms.sort_by(f64::total_cmp);
     println!();
     println!(
         "flight at {SPEED} units/s for {FLIGHT_SECONDS} s ({} frames at 60 Hz): {} chunks built, at most {most_loaded} loaded",
         frame_ms.len(),
         stats.applied_total - applied_before
     );
-    println!(
-        "  main thread per frame: median {:.3} ms, p99 {:.3} ms, max {:.3} ms",
-        percentile(&frame_ms, 0.5),
-        percentile(&frame_ms, 0.99),
-        percentile(&frame_ms, 1.0)
+    println!("  main thread per frame:");
+    summary("plugin (Update schedule)", &mut plugin_ms);
+    summary("whole App::update", &mut frame_ms);
+    summary(
+        "empty app's App::update, for reference",
+        &mut empty_frame_ms(),
     );
     println!("  (flight wall time {:.1} s)", flight.as_secs_f64());
 }

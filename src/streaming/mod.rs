@@ -53,6 +53,8 @@ pub struct BiomeWorldStats {
     pub ready: usize,
     /// Chunk entities of an older layout still shown until the new one fills the view.
     pub retiring: usize,
+    /// Chunk entities out of range, despawned over the next frames within the budget.
+    pub leaving: usize,
     /// Chunks applied since start.
     pub applied_total: u64,
     /// Bytes of terrain mesh data per loaded chunk, on average.
@@ -67,7 +69,11 @@ impl BiomeWorldStats {
     /// Whether every chunk in view is built and applied at the current settings.
     #[must_use]
     pub fn is_idle(&self) -> bool {
-        self.in_flight == 0 && self.queued == 0 && self.ready == 0 && self.retiring == 0
+        self.in_flight == 0
+            && self.queued == 0
+            && self.ready == 0
+            && self.retiring == 0
+            && self.leaving == 0
     }
 
     /// Mean of [`BiomeWorldStats::build_times_ms`].
@@ -134,6 +140,7 @@ pub(crate) struct StreamingOptions {
 pub(crate) struct ChunkStreamer {
     chunks: HashMap<ChunkCoord, Slot>,
     retiring: Vec<(ChunkCoord, Entity)>,
+    leaving: VecDeque<(ChunkCoord, Entity)>,
     layout: Option<ChunkLayout>,
     generation: u64,
     anchors: Vec<ChunkCoord>,
@@ -151,19 +158,33 @@ fn nearest_distance_squared(coord: ChunkCoord, anchors: &[ChunkCoord]) -> i64 {
         .unwrap_or(i64::MAX)
 }
 
-/// Decides which chunks should exist, despawns the far ones and starts builds nearest-first.
+/// Decides which chunks should exist, sends the far ones away and starts builds nearest-first.
+///
+/// Like [`apply_chunks`] it runs on the main thread with the world to itself: the plugin's work
+/// then happens in one stretch there, with no hand-offs between threads inside a frame.
 pub(crate) fn stream_chunks(
-    mut commands: Commands,
-    state: Res<BiomeWorldState>,
-    anchors: Query<&GlobalTransform, With<BiomeWorldAnchor>>,
-    options: Res<StreamingOptions>,
-    mut streamer: ResMut<ChunkStreamer>,
-    mut despawned: MessageWriter<ChunkDespawned>,
+    world: &mut World,
+    anchors: &mut QueryState<&GlobalTransform, With<BiomeWorldAnchor>>,
 ) {
-    let streamer = &mut *streamer;
+    let anchor_positions: Vec<Vec3> = anchors
+        .iter(world)
+        .map(GlobalTransform::translation)
+        .collect();
+    world.resource_scope(|world, mut streamer: Mut<ChunkStreamer>| {
+        let state = world.resource::<BiomeWorldState>();
+        let mesh_usage = world.resource::<StreamingOptions>().mesh_usage;
+        stream(&mut streamer, state, mesh_usage, &anchor_positions);
+    });
+}
+
+fn stream(
+    streamer: &mut ChunkStreamer,
+    state: &BiomeWorldState,
+    mesh_usage: RenderAssetUsages,
+    anchors: &[Vec3],
+) {
     let settings = &state.settings;
     let layout = settings.layout;
-    let mesh_usage = options.mesh_usage;
     if streamer.layout != Some(layout) {
         // Chunks of another layout cover other squares: keep them visible until the new layout
         // fills the view, then let them go.
@@ -199,10 +220,7 @@ pub(crate) fn stream_chunks(
     }
     let mut here: Vec<ChunkCoord> = anchors
         .iter()
-        .map(|t| {
-            let p = t.translation();
-            ChunkCoord::containing(f64::from(p.x), f64::from(p.z), &layout)
-        })
+        .map(|p| ChunkCoord::containing(f64::from(p.x), f64::from(p.z), &layout))
         .collect();
     here.sort_unstable();
     here.dedup();
@@ -219,15 +237,16 @@ pub(crate) fn stream_chunks(
         let keep = radius + i64::from(view.1);
         let anchors = streamer.anchors.clone();
         let generation = streamer.generation;
+        let leaving = &mut streamer.leaving;
         streamer.chunks.retain(|&coord, slot| {
             if nearest_distance_squared(coord, &anchors) <= keep * keep {
                 return true;
             }
+            // Despawned within the apply budget; dropping the slot drops its task, which
+            // cancels the build.
             if let Some((entity, _)) = slot.shown {
-                commands.entity(entity).despawn();
-                despawned.write(ChunkDespawned { coord, entity });
+                leaving.push_back((coord, entity));
             }
-            // Dropping the slot drops its task, which cancels the build.
             false
         });
         streamer
@@ -303,127 +322,167 @@ pub(crate) fn stream_chunks(
     }
 }
 
-/// Collects finished builds and turns them into entities, nearest first, within the budget.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn apply_chunks(
-    mut commands: Commands,
-    state: Res<BiomeWorldState>,
-    mut streamer: ResMut<ChunkStreamer>,
-    mut meshes: ResMut<Assets<Mesh>>,
-    mut chunk_assets: ResMut<ChunkAssets>,
-    tree_assets: Res<TreeAssets>,
-    mut spawned: MessageWriter<ChunkSpawned>,
-    mut despawned: MessageWriter<ChunkDespawned>,
-    mut stats: ResMut<BiomeWorldStats>,
-) {
-    let started = Instant::now();
-    let settings = &state.settings;
-    let streamer = &mut *streamer;
-    let Some(layout) = streamer.layout else {
-        return;
-    };
-    for slot in streamer.chunks.values_mut() {
-        if let Some((_, task)) = &mut slot.task
-            && let Some(built) = check_ready(task)
-        {
-            slot.task = None;
-            // A build from older settings is never applied.
-            if built.generation == state.generation {
-                stats.build_times_ms.push_back(built.build_ms);
-                if stats.build_times_ms.len() > 256 {
-                    stats.build_times_ms.pop_front();
+/// Collects finished builds and turns them into entities nearest-first, and despawns chunks that
+/// left, within the main-thread budget. It works on the world directly so that the budget counts
+/// the spawning and despawning too; at least one chunk moves each frame.
+pub(crate) fn apply_chunks(world: &mut World) {
+    world.resource_scope(|world, mut streamer: Mut<ChunkStreamer>| {
+        let started = Instant::now();
+        let streamer = &mut *streamer;
+        let Some(layout) = streamer.layout else {
+            return;
+        };
+        let state = world.resource::<BiomeWorldState>();
+        let generation = state.generation;
+        let budget = f64::from(state.settings.apply_budget_ms) / 1000.0;
+        let (water, trees) = (state.settings.water, state.settings.trees);
+
+        let mut build_times = Vec::new();
+        for slot in streamer.chunks.values_mut() {
+            if let Some((_, task)) = &mut slot.task
+                && let Some(built) = check_ready(task)
+            {
+                slot.task = None;
+                // A build from older settings is never applied.
+                if built.generation == generation {
+                    build_times.push(built.build_ms);
+                    slot.ready = Some(built);
                 }
-                slot.ready = Some(built);
             }
         }
-    }
 
-    let mut ready: Vec<(i64, ChunkCoord)> = streamer
-        .chunks
-        .iter()
-        .filter(|(_, slot)| slot.ready.is_some())
-        .map(|(&coord, _)| (nearest_distance_squared(coord, &streamer.anchors), coord))
-        .collect();
-    ready.sort_unstable();
-    let budget = f64::from(settings.apply_budget_ms) / 1000.0;
-    for (applied, (_, coord)) in ready.into_iter().enumerate() {
-        if applied > 0 && started.elapsed().as_secs_f64() >= budget {
-            break;
+        let mut done = 0;
+        let spent = |done: usize| done > 0 && started.elapsed().as_secs_f64() >= budget;
+        while !spent(done)
+            && let Some((coord, entity)) = streamer.leaving.pop_front()
+        {
+            despawn_chunk(world, coord, entity);
+            done += 1;
         }
-        let slot = streamer.chunks.get_mut(&coord).expect("listed above");
-        let built = slot.ready.take().expect("listed above");
-        let origin = coord.origin(&layout);
-        let bytes = mesh_bytes(&built.mesh);
-        let entity = commands
-            .spawn((
-                BiomeChunk {
-                    coord,
-                    generation: built.generation,
-                },
-                Mesh3d(meshes.add(built.mesh)),
-                MeshMaterial3d(chunk_assets.terrain.clone()),
-                Transform::from_xyz(origin[0] as f32, 0.0, origin[1] as f32),
-                Visibility::default(),
-            ))
-            .id();
-        if settings.water && built.below_sea {
-            let quad = chunk_assets.water_quad(&layout, &mut meshes);
-            commands.spawn((
-                BiomeWater,
-                Mesh3d(quad),
-                MeshMaterial3d(chunk_assets.water.clone()),
-                Transform::IDENTITY,
-                ChildOf(entity),
-            ));
-        }
-        if settings.trees && !built.trees.is_empty() {
-            let trees: Vec<_> = built
-                .trees
-                .iter()
-                .map(|tree| (tree_assets.bundle(tree), ChildOf(entity)))
-                .collect();
-            commands.spawn_batch(trees);
-        }
-        if let Some((old, _)) = slot.shown.replace((entity, built.generation)) {
-            commands.entity(old).despawn();
-            despawned.write(ChunkDespawned { coord, entity: old });
-        }
-        spawned.write(ChunkSpawned { coord, entity });
-        streamer
-            .mesh_bytes
-            .insert(coord, (bytes, built.trees.len()));
-        stats.applied_total += 1;
-    }
 
-    let in_flight = streamer
-        .chunks
-        .values()
-        .filter(|s| s.task.is_some())
-        .count();
-    let waiting = streamer
-        .chunks
-        .values()
-        .filter(|s| s.ready.is_some())
-        .count();
-    if streamer.queue.is_empty() && in_flight == 0 && waiting == 0 {
-        for (coord, entity) in streamer.retiring.drain(..) {
-            commands.entity(entity).despawn();
-            despawned.write(ChunkDespawned { coord, entity });
+        let mut ready: Vec<(i64, ChunkCoord)> = streamer
+            .chunks
+            .iter()
+            .filter(|(_, slot)| slot.ready.is_some())
+            .map(|(&coord, _)| (nearest_distance_squared(coord, &streamer.anchors), coord))
+            .collect();
+        ready.sort_unstable();
+        for (_, coord) in ready {
+            if spent(done) {
+                break;
+            }
+            let slot = streamer.chunks.get_mut(&coord).expect("listed above");
+            let built = slot.ready.take().expect("listed above");
+            let tree_count = built.trees.len();
+            let bytes = mesh_bytes(&built.mesh);
+            let entity = spawn_chunk(world, coord, &layout, built, water, trees);
+            if let Some((old, _)) = slot.shown.replace((entity, generation)) {
+                despawn_chunk(world, coord, old);
+            }
+            world.write_message(ChunkSpawned { coord, entity });
+            streamer.mesh_bytes.insert(coord, (bytes, tree_count));
+            world.resource_mut::<BiomeWorldStats>().applied_total += 1;
+            done += 1;
         }
-    }
 
-    stats.loaded = streamer
-        .chunks
-        .values()
-        .filter(|s| s.shown.is_some())
-        .count();
-    stats.in_flight = in_flight;
-    stats.ready = waiting;
-    stats.queued = streamer.queue.len();
-    stats.retiring = streamer.retiring.len();
-    let chunks = streamer.mesh_bytes.len().max(1);
-    stats.mesh_bytes_per_chunk =
-        streamer.mesh_bytes.values().map(|(b, _)| b).sum::<usize>() / chunks;
-    stats.trees_per_chunk =
-        streamer.mesh_bytes.values().map(|(_, t)| *t).sum::<usize>() as f32 / chunks as f32;
+        let in_flight = streamer
+            .chunks
+            .values()
+            .filter(|s| s.task.is_some())
+            .count();
+        let waiting = streamer
+            .chunks
+            .values()
+            .filter(|s| s.ready.is_some())
+            .count();
+        if streamer.queue.is_empty() && in_flight == 0 && waiting == 0 {
+            // The new layout fills the view: the old one can go.
+            while !spent(done)
+                && let Some((coord, entity)) = streamer.retiring.pop()
+            {
+                despawn_chunk(world, coord, entity);
+                done += 1;
+            }
+        }
+
+        let mut stats = world.resource_mut::<BiomeWorldStats>();
+        for ms in build_times {
+            stats.build_times_ms.push_back(ms);
+            if stats.build_times_ms.len() > 256 {
+                stats.build_times_ms.pop_front();
+            }
+        }
+        stats.loaded = streamer
+            .chunks
+            .values()
+            .filter(|s| s.shown.is_some())
+            .count();
+        stats.in_flight = in_flight;
+        stats.ready = waiting;
+        stats.queued = streamer.queue.len();
+        stats.retiring = streamer.retiring.len();
+        stats.leaving = streamer.leaving.len();
+        let chunks = streamer.mesh_bytes.len().max(1);
+        stats.mesh_bytes_per_chunk =
+            streamer.mesh_bytes.values().map(|(b, _)| b).sum::<usize>() / chunks;
+        stats.trees_per_chunk =
+            streamer.mesh_bytes.values().map(|(_, t)| *t).sum::<usize>() as f32 / chunks as f32;
+    });
+}
+
+/// Spawns a built chunk: the terrain entity with its water surface and trees as children.
+fn spawn_chunk(
+    world: &mut World,
+    coord: ChunkCoord,
+    layout: &ChunkLayout,
+    built: BuiltChunk,
+    water: bool,
+    trees: bool,
+) -> Entity {
+    let origin = coord.origin(layout);
+    let mesh = world.resource_mut::<Assets<Mesh>>().add(built.mesh);
+    let terrain = world.resource::<ChunkAssets>().terrain.clone();
+    let entity = world
+        .spawn((
+            BiomeChunk {
+                coord,
+                generation: built.generation,
+            },
+            Mesh3d(mesh),
+            MeshMaterial3d(terrain),
+            Transform::from_xyz(origin[0] as f32, 0.0, origin[1] as f32),
+            Visibility::default(),
+        ))
+        .id();
+    if water && built.below_sea {
+        let (quad, material) = world.resource_scope(|world, mut assets: Mut<ChunkAssets>| {
+            let quad = assets.water_quad(layout, &mut world.resource_mut::<Assets<Mesh>>());
+            (quad, assets.water.clone())
+        });
+        world.spawn((
+            BiomeWater,
+            Mesh3d(quad),
+            MeshMaterial3d(material),
+            Transform::IDENTITY,
+            ChildOf(entity),
+        ));
+    }
+    if trees && !built.trees.is_empty() {
+        let tree_assets = world.resource::<TreeAssets>();
+        let bundles: Vec<_> = built
+            .trees
+            .iter()
+            .map(|tree| (tree_assets.bundle(tree), ChildOf(entity)))
+            .collect();
+        world.spawn_batch(bundles);
+    }
+    entity
+}
+
+/// Despawns a chunk entity with its children, and says so.
+fn despawn_chunk(world: &mut World, coord: ChunkCoord, entity: Entity) {
+    if let Ok(chunk) = world.get_entity_mut(entity) {
+        chunk.despawn();
+    }
+    world.write_message(ChunkDespawned { coord, entity });
 }
