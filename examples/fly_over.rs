@@ -13,11 +13,11 @@ use std::f32::consts::FRAC_PI_2;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use bevy::app::TaskPoolThreadAssignmentPolicy;
 use bevy::input::mouse::AccumulatedMouseMotion;
 use bevy::prelude::*;
 use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured, save_to_disk};
 use bevy::window::WindowResolution;
+use bevy_biome_world::background_async_compute;
 use bevy_biome_world::prelude::*;
 
 struct Args {
@@ -120,14 +120,9 @@ fn main() -> ExitCode {
                 })
                 .set(TaskPoolPlugin {
                     task_pool_options: TaskPoolOptions {
-                        // Terrain is this app's main work: give the chunk builders half the cores.
-                        async_compute: TaskPoolThreadAssignmentPolicy {
-                            min_threads: 1,
-                            max_threads: 8,
-                            percent: 0.5,
-                            on_thread_spawn: None,
-                            on_thread_destroy: None,
-                        },
+                        // Terrain is this app's main work: half the cores build chunks, at
+                        // background priority so a build never takes the frame's core.
+                        async_compute: background_async_compute(0.5, 8),
                         ..default()
                     },
                 }),
@@ -144,7 +139,8 @@ fn main() -> ExitCode {
     #[cfg(feature = "panel")]
     app.add_plugins(BiomeWorldPanelPlugin {
         open: args.panel_open,
-        ..default()
+        // The repository's presets, wherever the binary runs from.
+        presets_dir: Some(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("assets/presets")),
     });
     #[cfg(not(feature = "panel"))]
     if args.panel_open && std::env::args().any(|a| a == "--panel") {
@@ -240,9 +236,10 @@ fn setup(
         ),
         DistanceFog {
             color: SKY,
+            // Opaque before the streamed circle's edge (a chunk short of the radius, worst case).
             falloff: FogFalloff::Linear {
-                start: view * 0.45,
-                end: view * 0.95,
+                start: view * 0.35,
+                end: view * 0.85,
             },
             ..default()
         },

@@ -245,7 +245,8 @@ fn refresh_snapshot(
 type SiteMarks = HashMap<RegionId, (Vec3, Color)>;
 
 /// Region sites near the camera as gizmos: a post from the ground and a ring in the biome's
-/// colour. Sites are looked up once per settings generation, at most 17 × 17 around the camera.
+/// colour. Sites are looked up once per settings generation, within half the view distance (gizmos
+/// ignore fog, so farther posts would float over the horizon) and at most 8 cells out.
 fn draw_sites(
     state: Res<BiomeWorldState>,
     anchors: Query<&GlobalTransform, With<BiomeWorldAnchor>>,
@@ -269,7 +270,7 @@ fn draw_sites(
     let world = &state.world;
     let grid = world.regions();
     let p = anchor.translation();
-    let reach = f64::from(state.settings.view_radius) * state.layout().chunk_size();
+    let reach = f64::from(state.settings.view_radius) * state.layout().chunk_size() / 2.0;
     let home = grid.cell_of(f64::from(p.x), f64::from(p.z));
     let cells = ((reach / grid.cell_size()).ceil() as i64).min(MAX_CELLS);
     for dz in -cells..=cells {
@@ -278,8 +279,11 @@ fn draw_sites(
                 x: home.x + dx,
                 z: home.z + dz,
             };
+            let [x, z] = grid.site(region);
+            if (f64::from(p.x) - x).hypot(f64::from(p.z) - z) > reach {
+                continue;
+            }
             let &mut (base, color) = cache.1.entry(region).or_insert_with(|| {
-                let [x, z] = grid.site(region);
                 let biome = &world.settings().biomes.biomes[world.region_biome(region)];
                 let base = Vec3::new(x as f32, world.height_at(x, z).max(0.0) as f32, z as f32);
                 (

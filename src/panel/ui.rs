@@ -173,6 +173,9 @@ fn world_section(ui: &mut egui::Ui, panel: &mut PanelState, view: &View<'_>) {
                     .unwrap_or_else(|| "choose…".to_owned()),
             )
             .show_ui(ui, |ui| {
+                if panel.preset_names.is_empty() {
+                    ui.label(format!("No presets in {}", panel.library.dir.display()));
+                }
                 for name in &panel.preset_names {
                     if ui
                         .selectable_label(panel.selected_preset.as_ref() == Some(name), name)
@@ -452,19 +455,30 @@ fn biome_chart(ui: &mut egui::Ui, panel: &mut PanelState) {
     for &h in &table.heat_limits {
         painter.line_segment([to_screen(0.0, h), to_screen(1.0, h)], line);
     }
-    painter.text(
-        rect.left_bottom() + vec2(2.0, -2.0),
-        egui::Align2::LEFT_BOTTOM,
-        "dry → wet",
-        egui::FontId::proportional(10.0),
-        Color32::BLACK,
-    );
-    painter.text(
+    // Axis hints in the corners: temperature rises upward, moisture to the right.
+    let hint = |at: Pos2, align: egui::Align2, text: &str| {
+        painter.text(
+            at,
+            align,
+            text,
+            egui::FontId::proportional(10.0),
+            Color32::BLACK,
+        );
+    };
+    hint(
         rect.left_top() + vec2(2.0, 2.0),
         egui::Align2::LEFT_TOP,
         "hot",
-        egui::FontId::proportional(10.0),
-        Color32::BLACK,
+    );
+    hint(
+        rect.left_bottom() + vec2(2.0, -2.0),
+        egui::Align2::LEFT_BOTTOM,
+        "cold, dry",
+    );
+    hint(
+        rect.right_bottom() + vec2(-2.0, -2.0),
+        egui::Align2::RIGHT_BOTTOM,
+        "wet",
     );
 
     let pointer = response.interact_pointer_pos();

@@ -322,6 +322,9 @@ fn stream(
     }
 }
 
+/// Share of the last frame's time the apply step may take when that beats its budget.
+const SLOW_FRAME_SHARE: f64 = 0.05;
+
 /// Collects finished builds and turns them into entities nearest-first, and despawns chunks that
 /// left, within the main-thread budget. It works on the world directly so that the budget counts
 /// the spawning and despawning too; at least one chunk moves each frame.
@@ -334,7 +337,13 @@ pub(crate) fn apply_chunks(world: &mut World) {
         };
         let state = world.resource::<BiomeWorldState>();
         let generation = state.generation;
-        let budget = f64::from(state.settings.apply_budget_ms) / 1000.0;
+        // When frames are slow anyway (a software renderer, a debug build), a share of the frame
+        // time keeps chunks coming without being noticed.
+        let last_frame = world
+            .get_resource::<Time<Real>>()
+            .map_or(0.0, Time::delta_secs_f64);
+        let budget =
+            (f64::from(state.settings.apply_budget_ms) / 1000.0).max(last_frame * SLOW_FRAME_SHARE);
         let (water, trees) = (state.settings.water, state.settings.trees);
 
         let mut build_times = Vec::new();

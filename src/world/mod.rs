@@ -24,8 +24,9 @@ pub struct BiomeWorldSettings {
     pub despawn_hysteresis: u32,
     /// At most this many chunks are built at once on the async compute pool.
     pub max_tasks: usize,
-    /// Main-thread time per frame for turning finished chunks into entities, in milliseconds;
-    /// at least one chunk is applied per frame whatever the budget.
+    /// Main-thread time per frame for turning finished chunks into entities and despawning old
+    /// ones, in milliseconds. When frames are slow anyway (a software renderer, a debug build),
+    /// up to 5% of the last frame's time is used instead; at least one chunk moves per frame.
     pub apply_budget_ms: f32,
     /// Whether chunks below sea level get a water surface.
     pub water: bool,
@@ -48,9 +49,10 @@ impl Default for BiomeWorldSettings {
     }
 }
 
-/// Two tasks per thread of the async compute pool keep it busy without queueing stale work.
+/// Four tasks per core keep the builders busy even when frames are slow (tasks finish between
+/// two frames), while out-of-range tasks are still dropped before they start.
 fn default_task_budget() -> usize {
-    std::thread::available_parallelism().map_or(2, std::num::NonZero::get) * 2
+    (std::thread::available_parallelism().map_or(2, std::num::NonZero::get) * 4).max(8)
 }
 
 impl BiomeWorldSettings {
