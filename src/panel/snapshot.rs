@@ -1,7 +1,7 @@
 //! What the panel shows of the world around the camera: the minimap, one greyscale preview per
 //! density node and a sample of land points for the biome chart. Computed off the main thread.
 
-use biome_core::world::Surface;
+use biome_core::world::{Rgb, Surface};
 use biome_core::{Sample, World};
 
 /// Pixels along a side of the minimap.
@@ -28,16 +28,6 @@ pub struct Snapshot {
     pub here: Sample,
     /// The settings generation it was computed for.
     pub generation: u64,
-}
-
-fn srgb_byte(linear: f32) -> u8 {
-    let c = linear.clamp(0.0, 1.0);
-    let s = if c <= 0.003_130_8 {
-        c * 12.92
-    } else {
-        1.055 * c.powf(1.0 / 2.4) - 0.055
-    };
-    (s * 255.0).round() as u8
 }
 
 fn grid(center: [f64; 2], span: f64, side: usize) -> (Vec<f64>, Vec<f64>) {
@@ -73,10 +63,9 @@ pub fn compute(world: &World, center: [f64; 2], span: f64, generation: u64) -> S
         } else {
             1.0
         };
-        for c in 0..3 {
-            minimap.push(srgb_byte(s.color[c] * shade));
-        }
-        minimap.push(255);
+        let Rgb(r, g, b) =
+            Rgb::from_linear([s.color[0] * shade, s.color[1] * shade, s.color[2] * shade]);
+        minimap.extend_from_slice(&[r, g, b, 255]);
     }
 
     let (px, pz) = grid(center, span / 2.0, PREVIEW_SIZE);

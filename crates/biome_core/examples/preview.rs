@@ -14,7 +14,7 @@ use std::error::Error;
 use std::process::ExitCode;
 
 use biome_core::density::{DensityNode, Shape};
-use biome_core::world::{Surface, World, WorldSettings};
+use biome_core::world::{Rgb, Surface, World, WorldSettings};
 
 struct Options {
     seed: Option<i64>,
@@ -150,16 +150,6 @@ impl Canvas {
     }
 }
 
-fn linear_to_srgb(c: f32) -> u8 {
-    let c = c.clamp(0.0, 1.0);
-    let s = if c <= 0.003_130_8 {
-        c * 12.92
-    } else {
-        1.055 * c.powf(1.0 / 2.4) - 0.055
-    };
-    (s * 255.0).round() as u8
-}
-
 fn grey(value: f64, low: f64, high: f64) -> [u8; 3] {
     let v = ((value - low) / (high - low)).clamp(0.0, 1.0);
     let g = (v * 255.0).round() as u8;
@@ -223,7 +213,8 @@ fn run(options: &Options) -> Result<(), Box<dyn Error>> {
         for px in 0..n {
             let k = py * n + px;
             let s = &samples[k];
-            let mut rgb = [s.color[0], s.color[1], s.color[2]].map(linear_to_srgb);
+            let Rgb(r, g, b) = Rgb::from_linear([s.color[0], s.color[1], s.color[2]]);
+            let mut rgb = [r, g, b];
             let east = &samples[py * n + (px + 1).min(n - 1)];
             let south = &samples[(py + 1).min(n - 1) * n + px];
             if !s.surface.is_water() {

@@ -418,6 +418,15 @@ mod tests {
     use super::*;
 
     #[test]
+    fn srgb_bytes_survive_the_trip_through_linear() {
+        for v in 0..=255u8 {
+            let linear = Rgb(v, 255 - v, v / 2).to_linear().map(|c| c as f32);
+            assert_eq!(Rgb::from_linear(linear), Rgb(v, 255 - v, v / 2));
+        }
+        assert_eq!(Rgb::from_linear([-1.0, 2.0, f32::NAN]).0, 0);
+    }
+
+    #[test]
     fn smoothstep_with_meeting_edges_is_a_step() {
         assert_eq!(smoothstep(0.0, 0.0, 0.0), 1.0);
         assert_eq!(smoothstep(0.0, 0.0, -1e-9), 0.0);

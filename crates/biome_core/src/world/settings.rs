@@ -96,6 +96,22 @@ impl Rgb {
         }
         [channel(self.0), channel(self.1), channel(self.2)]
     }
+
+    /// The nearest 8-bit sRGB colour to a linear RGB colour (channels clamped to 0 to 1): for
+    /// drawing [`crate::Sample::color`] into pictures.
+    #[must_use]
+    pub fn from_linear(linear: [f32; 3]) -> Self {
+        let channel = |c: f32| {
+            let c = c.clamp(0.0, 1.0);
+            let s = if c <= 0.003_130_8 {
+                c * 12.92
+            } else {
+                1.055 * c.powf(1.0 / 2.4) - 0.055
+            };
+            (s * 255.0).round() as u8
+        };
+        Rgb(channel(linear[0]), channel(linear[1]), channel(linear[2]))
+    }
 }
 
 /// What grows in a biome.
