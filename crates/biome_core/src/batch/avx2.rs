@@ -16,7 +16,7 @@ use std::arch::x86_64::{
     _mm256_storeu_pd, _mm256_sub_pd,
 };
 
-use super::FbmParams;
+use super::{FbmParams, fbm_pairs};
 use crate::tutorial::{CORNER_TABLE_LEN, F2, G2, Simplex};
 
 #[inline]
@@ -31,7 +31,7 @@ pub(super) fn noise_points(simplex: &Simplex, xs: &[f64], ys: &[f64], out: &mut 
     unsafe { noise_points_avx2(&simplex.corner_gradients, xs, ys, out) }
 }
 
-/// Fills `out` for the leading multiple of 4 points and returns how many it filled.
+/// Fills `out` for the leading whole pairs of vectors and returns how many points it filled.
 pub(super) fn fbm_points(
     simplex: &Simplex,
     xs: &[f64],
@@ -63,64 +63,11 @@ fn fbm_points_avx2(
     params: FbmParams,
     out: &mut [f64],
 ) -> usize {
-    let lanes = xs.len().min(ys.len()).min(out.len()) / 4 * 4;
-    let mut max_value = 0.0;
-    let mut amplitude = 1.0;
-    for _ in 0..params.octaves {
-        max_value += amplitude;
-        amplitude *= params.persistence;
-    }
-    let max_value = _mm256_set1_pd(max_value);
-    // Two vectors per step: their noise chains are independent, so the CPU overlaps them.
-    let pairs = lanes / 8 * 8;
-    for k in (0..pairs).step_by(8) {
-        let (xa, ya) = (load(&xs[k..k + 4]), load(&ys[k..k + 4]));
-        let (xb, yb) = (load(&xs[k + 4..k + 8]), load(&ys[k + 4..k + 8]));
-        let mut total_a = _mm256_setzero_pd();
-        let mut total_b = _mm256_setzero_pd();
-        let mut frequency = 1.0;
-        let mut amplitude = 1.0;
-        for i in 0..params.octaves {
-            let offset = _mm256_set1_pd(f64::from(i * 2));
-            let f = _mm256_set1_pd(frequency);
-            let a = _mm256_set1_pd(amplitude);
-            let na = noise4(
-                table,
-                _mm256_mul_pd(_mm256_add_pd(xa, offset), f),
-                _mm256_mul_pd(_mm256_add_pd(ya, offset), f),
-            );
-            let nb = noise4(
-                table,
-                _mm256_mul_pd(_mm256_add_pd(xb, offset), f),
-                _mm256_mul_pd(_mm256_add_pd(yb, offset), f),
-            );
-            total_a = _mm256_add_pd(total_a, _mm256_mul_pd(na, a));
-            total_b = _mm256_add_pd(total_b, _mm256_mul_pd(nb, a));
-            amplitude *= params.persistence;
-            frequency *= params.lacunarity;
-        }
-        store(&mut out[k..k + 4], _mm256_div_pd(total_a, max_value));
-        store(&mut out[k + 4..k + 8], _mm256_div_pd(total_b, max_value));
-    }
-    for k in (pairs..lanes).step_by(4) {
-        let x = load(&xs[k..k + 4]);
-        let y = load(&ys[k..k + 4]);
-        let mut total = _mm256_setzero_pd();
-        let mut frequency = 1.0;
-        let mut amplitude = 1.0;
-        for i in 0..params.octaves {
-            let offset = _mm256_set1_pd(f64::from(i * 2));
-            let f = _mm256_set1_pd(frequency);
-            let nx = _mm256_mul_pd(_mm256_add_pd(x, offset), f);
-            let ny = _mm256_mul_pd(_mm256_add_pd(y, offset), f);
-            let n = noise4(table, nx, ny);
-            total = _mm256_add_pd(total, _mm256_mul_pd(n, _mm256_set1_pd(amplitude)));
-            amplitude *= params.persistence;
-            frequency *= params.lacunarity;
-        }
-        store(&mut out[k..k + 4], _mm256_div_pd(total, max_value));
-    }
-    lanes
+    fbm_pairs!(
+        width: 4, noise: noise4,
+        splat: _mm256_set1_pd, zero: _mm256_setzero_pd, add: _mm256_add_pd, mul: _mm256_mul_pd, div: _mm256_div_pd,
+        table: table, xs: xs, ys: ys, params: params, out: out,
+    )
 }
 
 #[inline]

@@ -14,8 +14,8 @@ use std::arch::x86_64::{
     _mm512_setzero_pd, _mm512_storeu_pd, _mm512_sub_pd,
 };
 
-use super::FbmParams;
 use super::avx2::{GRAD_X, GRAD_Y};
+use super::{FbmParams, fbm_pairs};
 use crate::tutorial::{CORNER_TABLE_LEN, F2, G2, Simplex};
 
 /// `roundscale` immediate for `floor`: round toward negative infinity, no exceptions.
@@ -33,7 +33,7 @@ pub(super) fn noise_points(simplex: &Simplex, xs: &[f64], ys: &[f64], out: &mut 
     unsafe { noise_points_avx512(&simplex.corner_gradients, xs, ys, out) }
 }
 
-/// Fills `out` for the leading multiple of 8 points and returns how many it filled.
+/// Fills `out` for the leading whole pairs of vectors and returns how many points it filled.
 pub(super) fn fbm_points(
     simplex: &Simplex,
     xs: &[f64],
@@ -65,65 +65,11 @@ fn fbm_points_avx512(
     params: FbmParams,
     out: &mut [f64],
 ) -> usize {
-    let lanes = xs.len().min(ys.len()).min(out.len()) / 8 * 8;
-    let mut max_value = 0.0;
-    let mut amplitude = 1.0;
-    for _ in 0..params.octaves {
-        max_value += amplitude;
-        amplitude *= params.persistence;
-    }
-    let max_value = _mm512_set1_pd(max_value);
-    // Two vectors per step: their noise chains are independent, so the CPU overlaps them.
-    let pairs = lanes / 16 * 16;
-    for k in (0..pairs).step_by(16) {
-        let (xa, ya) = (load(&xs[k..k + 8]), load(&ys[k..k + 8]));
-        let (xb, yb) = (load(&xs[k + 8..k + 16]), load(&ys[k + 8..k + 16]));
-        let mut total_a = _mm512_setzero_pd();
-        let mut total_b = _mm512_setzero_pd();
-        let mut frequency = 1.0;
-        let mut amplitude = 1.0;
-        for i in 0..params.octaves {
-            let offset = _mm512_set1_pd(f64::from(i * 2));
-            let f = _mm512_set1_pd(frequency);
-            let a = _mm512_set1_pd(amplitude);
-            let na = noise8(
-                table,
-                _mm512_mul_pd(_mm512_add_pd(xa, offset), f),
-                _mm512_mul_pd(_mm512_add_pd(ya, offset), f),
-            );
-            let nb = noise8(
-                table,
-                _mm512_mul_pd(_mm512_add_pd(xb, offset), f),
-                _mm512_mul_pd(_mm512_add_pd(yb, offset), f),
-            );
-            total_a = _mm512_add_pd(total_a, _mm512_mul_pd(na, a));
-            total_b = _mm512_add_pd(total_b, _mm512_mul_pd(nb, a));
-            amplitude *= params.persistence;
-            frequency *= params.lacunarity;
-        }
-        store(&mut out[k..k + 8], _mm512_div_pd(total_a, max_value));
-        store(&mut out[k + 8..k + 16], _mm512_div_pd(total_b, max_value));
-    }
-    for k in (pairs..lanes).step_by(8) {
-        let (x, y) = (load(&xs[k..k + 8]), load(&ys[k..k + 8]));
-        let mut total = _mm512_setzero_pd();
-        let mut frequency = 1.0;
-        let mut amplitude = 1.0;
-        for i in 0..params.octaves {
-            let offset = _mm512_set1_pd(f64::from(i * 2));
-            let f = _mm512_set1_pd(frequency);
-            let n = noise8(
-                table,
-                _mm512_mul_pd(_mm512_add_pd(x, offset), f),
-                _mm512_mul_pd(_mm512_add_pd(y, offset), f),
-            );
-            total = _mm512_add_pd(total, _mm512_mul_pd(n, _mm512_set1_pd(amplitude)));
-            amplitude *= params.persistence;
-            frequency *= params.lacunarity;
-        }
-        store(&mut out[k..k + 8], _mm512_div_pd(total, max_value));
-    }
-    lanes
+    fbm_pairs!(
+        width: 8, noise: noise8,
+        splat: _mm512_set1_pd, zero: _mm512_setzero_pd, add: _mm512_add_pd, mul: _mm512_mul_pd, div: _mm512_div_pd,
+        table: table, xs: xs, ys: ys, params: params, out: out,
+    )
 }
 
 #[inline]

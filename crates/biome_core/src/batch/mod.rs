@@ -13,6 +13,55 @@ mod avx2;
 #[cfg(target_arch = "x86_64")]
 mod avx512;
 
+/// The fBm loop of a SIMD path, written once for every lane width: two vectors per step (their
+/// noise chains are independent, so the CPU overlaps them), the same operations in the same order
+/// as [`fbm`]. Points past the last whole pair of vectors are left to the scalar path; the loop
+/// returns how many it filled. It expands inside a `#[target_feature]` function of the path,
+/// with the path's `load`, `store` and noise helper in scope.
+#[cfg(target_arch = "x86_64")]
+macro_rules! fbm_pairs {
+    (
+        width: $width:expr, noise: $noise:ident,
+        splat: $splat:ident, zero: $zero:ident, add: $add:ident, mul: $mul:ident, div: $div:ident,
+        table: $table:expr, xs: $xs:expr, ys: $ys:expr, params: $params:expr, out: $out:expr $(,)?
+    ) => {{
+        const W: usize = $width;
+        let (table, xs, ys, params, out) = ($table, $xs, $ys, $params, $out);
+        let filled = xs.len().min(ys.len()).min(out.len()) / (2 * W) * (2 * W);
+        let mut max_value = 0.0;
+        let mut amplitude = 1.0;
+        for _ in 0..params.octaves {
+            max_value += amplitude;
+            amplitude *= params.persistence;
+        }
+        let max_value = $splat(max_value);
+        for k in (0..filled).step_by(2 * W) {
+            let (xa, ya) = (load(&xs[k..k + W]), load(&ys[k..k + W]));
+            let (xb, yb) = (load(&xs[k + W..k + 2 * W]), load(&ys[k + W..k + 2 * W]));
+            let mut total_a = $zero();
+            let mut total_b = $zero();
+            let mut frequency = 1.0;
+            let mut amplitude = 1.0;
+            for i in 0..params.octaves {
+                let offset = $splat(f64::from(i * 2));
+                let f = $splat(frequency);
+                let a = $splat(amplitude);
+                let na = $noise(table, $mul($add(xa, offset), f), $mul($add(ya, offset), f));
+                let nb = $noise(table, $mul($add(xb, offset), f), $mul($add(yb, offset), f));
+                total_a = $add(total_a, $mul(na, a));
+                total_b = $add(total_b, $mul(nb, a));
+                amplitude *= params.persistence;
+                frequency *= params.lacunarity;
+            }
+            store(&mut out[k..k + W], $div(total_a, max_value));
+            store(&mut out[k + W..k + 2 * W], $div(total_b, max_value));
+        }
+        filled
+    }};
+}
+#[cfg(target_arch = "x86_64")]
+use fbm_pairs;
+
 use crate::tutorial::{Simplex, fbm};
 
 /// The octave parameters of [`fbm`]. The default is the tutorial's: 4 octaves, persistence 0.5,
