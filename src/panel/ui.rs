@@ -127,10 +127,14 @@ pub(super) fn window(ctx: &egui::Context, panel: &mut PanelState, view: &View<'_
             egui::CollapsingHeader::new("Stats")
                 .default_open(true)
                 .show(ui, |ui| stats(ui, panel, view));
-            egui::CollapsingHeader::new("Noise")
-                .show(ui, |ui| noise_section(ui, &mut panel.editor.draft.world));
-            egui::CollapsingHeader::new("Warp")
-                .show(ui, |ui| warp_section(ui, &mut panel.editor.draft.world));
+            egui::CollapsingHeader::new("Noise").show(ui, |ui| {
+                let is_fbm = |n: &DensityNode| matches!(n, DensityNode::Fbm { .. });
+                first_node_section(ui, &mut panel.editor.draft.world, "Simplex fBm", is_fbm);
+            });
+            egui::CollapsingHeader::new("Warp").show(ui, |ui| {
+                let is_warp = |n: &DensityNode| matches!(n, DensityNode::Warp { .. });
+                first_node_section(ui, &mut panel.editor.draft.world, "Warp", is_warp);
+            });
             egui::CollapsingHeader::new("Climate")
                 .default_open(true)
                 .show(ui, |ui| climate_section(ui, panel));
@@ -318,32 +322,22 @@ fn stats(ui: &mut egui::Ui, panel: &PanelState, view: &View<'_>) {
     });
 }
 
-/// Lab #1: the first fBm node of the stack (the continents).
-fn noise_section(ui: &mut egui::Ui, world: &mut WorldSettings) {
+/// Labs #1 and #2: the stack's first node of one kind (the continents' fBm, their warp).
+fn first_node_section(
+    ui: &mut egui::Ui,
+    world: &mut WorldSettings,
+    kind: &str,
+    is_kind: fn(&DensityNode) -> bool,
+) {
     let stack = &mut world.terrain.density;
-    let found = first_node(stack, |n| matches!(n, DensityNode::Fbm { .. }));
+    let found = first_node(stack, is_kind);
     match found.and_then(|id| Some((id, stack.node_mut(id)?))) {
         Some((id, node)) => {
-            ui.small(format!("Density node {id}, the stack's first Simplex fBm"));
+            ui.small(format!("Density node {id}, the stack's first {kind}"));
             node_fields(ui, id, node);
         }
         None => {
-            ui.label("The density stack has no Simplex fBm node.");
-        }
-    }
-}
-
-/// Lab #2: the first warp node of the stack.
-fn warp_section(ui: &mut egui::Ui, world: &mut WorldSettings) {
-    let stack = &mut world.terrain.density;
-    let found = first_node(stack, |n| matches!(n, DensityNode::Warp { .. }));
-    match found.and_then(|id| Some((id, stack.node_mut(id)?))) {
-        Some((id, node)) => {
-            ui.small(format!("Density node {id}, the stack's first warp"));
-            node_fields(ui, id, node);
-        }
-        None => {
-            ui.label("The density stack has no Warp node.");
+            ui.label(format!("The density stack has no {kind} node."));
         }
     }
 }

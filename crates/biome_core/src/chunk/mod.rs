@@ -198,7 +198,7 @@ impl World {
             SITE_MARGIN,
         );
         let mut density = vec![0.0; xs.len()];
-        self.batch_density(&xs, &zs, &cache, &mut density);
+        self.density().values(&xs, &zs, &cache, &mut density);
         let height_scale = self.settings().terrain.height_scale;
         let height = |i: usize, j: usize| density[(j + 1) * side + i + 1] * height_scale;
 
@@ -306,7 +306,7 @@ impl World {
     /// [`World::sample`] at each point.
     pub(crate) fn samples(&self, xs: &[f64], zs: &[f64], cache: &SiteCache) -> Vec<Sample> {
         let mut density = vec![0.0; xs.len()];
-        self.batch_density(xs, zs, cache, &mut density);
+        self.density().values(xs, zs, cache, &mut density);
         self.samples_with_density(xs, zs, &density, cache)
     }
 

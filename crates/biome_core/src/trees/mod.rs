@@ -127,7 +127,7 @@ impl World {
             zs.extend_from_slice(&[spot.z, spot.z, spot.z + SLOPE_STEP]);
         }
         let mut density = vec![0.0; xs.len()];
-        self.batch_density(&xs, &zs, cache, &mut density);
+        self.density().values(&xs, &zs, cache, &mut density);
         let height_scale = settings.terrain.height_scale;
         let max_gradient = trees.max_slope_degrees.to_radians().tan();
         let beach = settings.surface.beach;

@@ -19,9 +19,9 @@ pub use settings::{
 
 use serde::{Deserialize, Serialize};
 
-use crate::density::{DensityField, Sites};
+use crate::density::DensityField;
 use crate::tutorial::{
-    Climate, Simplex, blend_weight, climate_from_noise, fbm, pick_biome, wobble_point,
+    Climate, Simplex, blend_weight, climate_at, climate_from_noise, fbm, pick_biome, wobble_point,
 };
 
 /// Seed offsets of the world's fields (the tutorial's climate uses `seed + 1` and `seed + 2`).
@@ -242,7 +242,15 @@ impl World {
 
     pub(crate) fn region_biome_at(&self, [x, z]: [f64; 2]) -> usize {
         let density = self.density.value(x, z, &self.regions);
-        let climate = self.climate_at(x, z, density);
+        let scale = self.settings.climate.scale;
+        let climate = climate_at(
+            &self.heat,
+            &self.wet,
+            x * scale,
+            z * scale,
+            density,
+            self.settings.climate.chill,
+        );
         let table = &self.settings.biomes;
         pick_biome(
             climate.temperature,
@@ -250,13 +258,6 @@ impl World {
             &table.heat_limits,
             &table.wet_limits,
         )
-    }
-
-    fn climate_at(&self, x: f64, z: f64, density: f64) -> Climate {
-        let scale = self.settings.climate.scale;
-        let heat = fbm(&self.heat, x * scale, z * scale, 3, 0.5, 2.0);
-        let wet = fbm(&self.wet, x * scale, z * scale, 3, 0.5, 2.0);
-        climate_from_noise(heat, wet, density, self.settings.climate.chill)
     }
 
     /// Turns one point's noise and its two nearest regions into a [`Sample`], with region biomes
@@ -388,11 +389,6 @@ impl World {
                 zs[k] + regions.wobble * qz[k],
             ];
         }
-    }
-
-    /// The density stack over many points, with region sites from `sites`.
-    pub(crate) fn batch_density(&self, xs: &[f64], zs: &[f64], sites: &dyn Sites, out: &mut [f64]) {
-        self.density.values(xs, zs, sites, out);
     }
 }
 
