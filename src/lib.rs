@@ -78,7 +78,7 @@ pub use chunk::{BiomeChunk, BiomeWater, ChunkAssets};
 pub use panel::BiomeWorldPanelPlugin;
 pub use query::BiomeWorld;
 pub use scatter::{BiomeTree, TreeAssets};
-pub use streaming::{BiomeWorldAnchor, BiomeWorldStats, ChunkDespawned, ChunkSpawned};
+pub use streaming::{BiomeWorldAnchor, BiomeWorldStats, ChunkDespawned, ChunkFailed, ChunkSpawned};
 pub use tasks::background_async_compute;
 pub use world::{BiomeWorldSettings, BiomeWorldState};
 
@@ -88,7 +88,7 @@ pub mod prelude {
     pub use crate::BiomeWorldPanelPlugin;
     pub use crate::{
         BiomeChunk, BiomeWorld, BiomeWorldAnchor, BiomeWorldPlugin, BiomeWorldSettings,
-        BiomeWorldStats, BiomeWorldSystems, ChunkDespawned, ChunkSpawned,
+        BiomeWorldStats, BiomeWorldSystems, ChunkDespawned, ChunkFailed, ChunkSpawned,
     };
     pub use biome_core::{ChunkCoord, ChunkLayout, MeshStyle, WorldSettings};
 }
@@ -132,6 +132,7 @@ impl Plugin for BiomeWorldPlugin {
             .init_resource::<streaming::ChunkStreamer>()
             .add_message::<ChunkSpawned>()
             .add_message::<ChunkDespawned>()
+            .add_message::<ChunkFailed>()
             .configure_sets(
                 Update,
                 (

@@ -1,12 +1,12 @@
 //! The logic behind the panel, apart from egui: a draft of the settings applied with a debounce,
 //! presets on disk, and the small edits the widgets make.
 
-use std::fmt;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use biome_core::WorldSettings;
 use biome_core::density::DensityNode;
-use biome_core::world::PresetError;
+use biome_core::world::{PresetError, limits};
 
 use crate::world::{BiomeWorldSettings, regenerates};
 
@@ -107,38 +107,38 @@ impl SettingsEditor {
 }
 
 /// Why a preset could not be loaded or saved.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum PresetFileError {
     /// The file could not be read or written.
-    Io(PathBuf, std::io::Error),
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file or folder.
+        path: PathBuf,
+        /// What the system said.
+        source: std::io::Error,
+    },
     /// The file is not a valid preset; an invalid value names its field.
-    Preset(PathBuf, Box<PresetError>),
+    #[error("{}: {source}", file_name(path))]
+    Preset {
+        /// The file.
+        path: PathBuf,
+        /// Why it was refused.
+        source: Box<PresetError>,
+    },
     /// The name is not usable as a file name.
-    BadName(String),
+    #[error("\"{name}\" is not a preset name: use letters, digits, '-' and '_'")]
+    BadName {
+        /// The name given.
+        name: String,
+    },
 }
 
-impl fmt::Display for PresetFileError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            PresetFileError::Io(path, error) => write!(f, "{}: {error}", path.display()),
-            PresetFileError::Preset(path, error) => {
-                let name = path.file_name().map_or_else(
-                    || path.display().to_string(),
-                    |n| n.to_string_lossy().into_owned(),
-                );
-                write!(f, "{name}: {error}")
-            }
-            PresetFileError::BadName(name) => {
-                write!(
-                    f,
-                    "\"{name}\" is not a preset name: use letters, digits, '-' and '_'"
-                )
-            }
-        }
-    }
+fn file_name(path: &Path) -> String {
+    path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
 }
-
-impl std::error::Error for PresetFileError {}
 
 /// The presets in one folder: `NAME.ron` files in the [`WorldSettings`] RON format.
 #[derive(Clone, Debug)]
@@ -179,7 +179,9 @@ impl PresetLibrary {
         if usable {
             Ok(self.dir.join(format!("{name}.ron")))
         } else {
-            Err(PresetFileError::BadName(name.to_owned()))
+            Err(PresetFileError::BadName {
+                name: name.to_owned(),
+            })
         }
     }
 
@@ -193,28 +195,63 @@ impl PresetLibrary {
         load_file(&path)
     }
 
-    /// Writes `settings` as preset `name`, replacing any preset of that name.
+    /// Writes `settings` as preset `name`, replacing any preset of that name. Only valid
+    /// settings are written, so every saved preset loads again.
     ///
     /// # Errors
-    /// A bad name, or a file that cannot be written.
+    /// A bad name, settings that fail validation, or a file that cannot be written.
     pub fn save(&self, name: &str, settings: &WorldSettings) -> Result<PathBuf, PresetFileError> {
         let path = self.path(name)?;
-        std::fs::create_dir_all(&self.dir).map_err(|e| PresetFileError::Io(self.dir.clone(), e))?;
-        std::fs::write(&path, settings.to_ron())
-            .map_err(|e| PresetFileError::Io(path.clone(), e))?;
+        let text = settings.to_ron().map_err(|e| PresetFileError::Preset {
+            path: path.clone(),
+            source: Box::new(PresetError::Invalid(e)),
+        })?;
+        std::fs::create_dir_all(&self.dir).map_err(|source| PresetFileError::Io {
+            path: self.dir.clone(),
+            source,
+        })?;
+        std::fs::write(&path, text).map_err(|source| PresetFileError::Io {
+            path: path.clone(),
+            source,
+        })?;
         Ok(path)
     }
 }
 
-/// Reads and validates a preset file.
+/// Reads and validates a preset file, refusing files over [`limits::MAX_PRESET_BYTES`] before
+/// reading them whole.
 ///
 /// # Errors
-/// An unreadable file, or a preset that does not parse or validate.
+/// An unreadable or oversized file, or a preset that does not parse or validate.
 pub fn load_file(path: &Path) -> Result<WorldSettings, PresetFileError> {
-    let text =
-        std::fs::read_to_string(path).map_err(|e| PresetFileError::Io(path.to_owned(), e))?;
-    WorldSettings::from_ron(&text)
-        .map_err(|e| PresetFileError::Preset(path.to_owned(), Box::new(e)))
+    let io = |source| PresetFileError::Io {
+        path: path.to_owned(),
+        source,
+    };
+    let too_large = |bytes: usize| PresetFileError::Preset {
+        path: path.to_owned(),
+        source: Box::new(PresetError::TooLarge {
+            bytes,
+            limit: limits::MAX_PRESET_BYTES,
+        }),
+    };
+    let file = std::fs::File::open(path).map_err(io)?;
+    let size = file.metadata().map_err(io)?.len();
+    if size > limits::MAX_PRESET_BYTES as u64 {
+        return Err(too_large(usize::try_from(size).unwrap_or(usize::MAX)));
+    }
+    // The file may grow between the size check and the read: read one byte past the limit.
+    let mut text = String::new();
+    file.take(limits::MAX_PRESET_BYTES as u64 + 1)
+        .read_to_string(&mut text)
+        .map_err(io)?;
+    if text.len() > limits::MAX_PRESET_BYTES {
+        return Err(too_large(text.len()));
+    }
+    WorldSettings::from_ron(&text).map_err(|e| PresetFileError::Preset {
+        path: path.to_owned(),
+        source: Box::new(e),
+    })
 }
 
 /// The smallest gap kept between neighbouring biome-table thresholds while dragging.
@@ -262,6 +299,7 @@ pub fn first_node(stack: &DensityNode, is_kind: impl Fn(&DensityNode) -> bool) -
 #[cfg(test)]
 mod tests {
     use super::*;
+    use biome_core::density::DensityOp;
 
     fn applied() -> BiomeWorldSettings {
         BiomeWorldSettings::default()
@@ -341,27 +379,27 @@ mod tests {
 
         std::fs::write(dir.join("broken.ron"), "(regions: (cell_size: -3.0))").unwrap();
         let error = library.load("broken").unwrap_err();
-        let PresetFileError::Preset(_, preset) = &error else {
+        let PresetFileError::Preset { source, .. } = &error else {
             panic!("expected a preset error, got {error}");
         };
-        let PresetError::Invalid(invalid) = &**preset else {
-            panic!("expected an invalid field, got {preset}");
+        let PresetError::Invalid(invalid) = &**source else {
+            panic!("expected an invalid field, got {source}");
         };
         assert_eq!(invalid.field, "regions.cell_size");
         assert!(error.to_string().contains("regions.cell_size"), "{error}");
         std::fs::write(dir.join("garbled.ron"), "(seed: 1,,,").unwrap();
         let garbled = library.load("garbled");
         assert!(
-            matches!(&garbled, Err(PresetFileError::Preset(_, preset)) if matches!(**preset, PresetError::Parse(_))),
+            matches!(&garbled, Err(PresetFileError::Preset { source, .. }) if matches!(**source, PresetError::Parse(_))),
             "{garbled:?}"
         );
         assert!(matches!(
             library.save("../escape", &world),
-            Err(PresetFileError::BadName(_))
+            Err(PresetFileError::BadName { .. })
         ));
         assert!(matches!(
             library.load("missing"),
-            Err(PresetFileError::Io(..))
+            Err(PresetFileError::Io { .. })
         ));
         std::fs::remove_dir_all(dir).unwrap();
     }
@@ -411,18 +449,44 @@ mod tests {
     #[test]
     fn noise_and_warp_sections_find_their_nodes() {
         let stack = WorldSettings::default().terrain.density;
-        let fbm = first_node(&stack, |n| matches!(n, DensityNode::Fbm { .. })).unwrap();
-        let warp = first_node(&stack, |n| matches!(n, DensityNode::Warp { .. })).unwrap();
+        let fbm = first_node(&stack, |n| matches!(n.op, DensityOp::Fbm(_))).unwrap();
+        let warp = first_node(&stack, |n| matches!(n.op, DensityOp::Warp(_))).unwrap();
         assert_eq!(warp + 1, fbm, "the warp's input is the continent fBm");
         assert_eq!(
-            first_node(
-                &DensityNode::Constant {
-                    value: 0.0,
-                    enabled: true
-                },
-                |n| matches!(n, DensityNode::Warp { .. })
-            ),
+            first_node(&DensityNode::constant(0.0), |n| matches!(
+                n.op,
+                DensityOp::Warp(_)
+            )),
             None
         );
+    }
+
+    #[test]
+    fn oversized_presets_are_refused_before_reading_and_invalid_ones_are_never_saved() {
+        let dir = std::env::temp_dir().join(format!("biome_presets_cap_{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let library = PresetLibrary::new(&dir);
+        let mut text = WorldSettings::default().to_ron().unwrap();
+        text.push_str(&" ".repeat(limits::MAX_PRESET_BYTES));
+        std::fs::write(dir.join("huge.ron"), &text).unwrap();
+        let error = library.load("huge").unwrap_err();
+        assert!(
+            matches!(&error, PresetFileError::Preset { source, .. } if matches!(**source, PresetError::TooLarge { .. })),
+            "{error}"
+        );
+        assert!(
+            error.to_string().contains("at most 1048576 bytes"),
+            "{error}"
+        );
+
+        let mut invalid = WorldSettings::default();
+        invalid.trees.spacing = 0.0;
+        let error = library.save("invalid", &invalid).unwrap_err();
+        assert!(error.to_string().contains("trees.spacing"), "{error}");
+        assert!(!dir.join("invalid.ron").exists());
+        // The I/O cause stays reachable through `source()`.
+        let missing = library.load("missing").unwrap_err();
+        assert!(std::error::Error::source(&missing).is_some());
+        std::fs::remove_dir_all(dir).unwrap();
     }
 }

@@ -4,7 +4,7 @@
 use std::ops::RangeInclusive;
 
 use bevy_egui::egui::{self, Color32, Pos2, Rect, Sense, Stroke, pos2, vec2};
-use biome_core::density::{DensityNode, Shape};
+use biome_core::density::{DensityNode, DensityOp, Field, FieldValue, Shape, Widget};
 use biome_core::world::{Biome, Rgb, SpeciesWeight, TreeSpecies, limits};
 use biome_core::{ChunkLayout, MeshStyle, WorldSettings};
 
@@ -12,7 +12,7 @@ use super::PanelState;
 use super::edit::{drag_threshold, first_node, fresh_seed};
 use super::snapshot::{MINIMAP_SIZE, PREVIEW_SIZE};
 use crate::streaming::BiomeWorldStats;
-use crate::world::BiomeWorldState;
+use crate::world::{BiomeWorldSettings, BiomeWorldState};
 
 /// What the window shows besides the panel's own state.
 pub(super) struct View<'a> {
@@ -128,11 +128,11 @@ pub(super) fn window(ctx: &egui::Context, panel: &mut PanelState, view: &View<'_
                 .default_open(true)
                 .show(ui, |ui| stats(ui, panel, view));
             egui::CollapsingHeader::new("Noise").show(ui, |ui| {
-                let is_fbm = |n: &DensityNode| matches!(n, DensityNode::Fbm { .. });
+                let is_fbm = |n: &DensityNode| matches!(n.op, DensityOp::Fbm(_));
                 first_node_section(ui, &mut panel.editor.draft.world, "Simplex fBm", is_fbm);
             });
             egui::CollapsingHeader::new("Warp").show(ui, |ui| {
-                let is_warp = |n: &DensityNode| matches!(n, DensityNode::Warp { .. });
+                let is_warp = |n: &DensityNode| matches!(n.op, DensityOp::Warp(_));
                 first_node_section(ui, &mut panel.editor.draft.world, "Warp", is_warp);
             });
             egui::CollapsingHeader::new("Climate")
@@ -549,17 +549,14 @@ fn density_section(ui: &mut egui::Ui, panel: &mut PanelState) {
         };
         ui.horizontal(|ui| {
             ui.add_space(depth as f32 * 12.0);
-            let mut enabled = node.enabled();
-            if ui.checkbox(&mut enabled, "").changed() {
-                node.set_enabled(enabled);
-            }
+            ui.checkbox(&mut node.enabled, "");
             if let Some(texture) = previews.and_then(|p| p.get(id)) {
                 ui.add(egui::Image::new(egui::load::SizedTexture::new(
                     texture.id(),
                     vec2(PREVIEW_SIZE as f32, PREVIEW_SIZE as f32),
                 )));
             }
-            egui::CollapsingHeader::new(format!("{id}: {}", node.kind()))
+            egui::CollapsingHeader::new(format!("{id}: {}", node.op.label()))
                 .id_salt(("node", id))
                 .show(ui, |ui| node_fields(ui, id, node));
         });
@@ -567,68 +564,50 @@ fn density_section(ui: &mut egui::Ui, panel: &mut PanelState) {
 }
 
 fn node_fields(ui: &mut egui::Ui, id: usize, node: &mut DensityNode) {
-    match node {
-        DensityNode::Constant { value, .. } => number(ui, value, limits::NODE_VALUE, "value"),
-        DensityNode::Fbm {
-            seed_offset,
-            scale,
-            octaves,
-            persistence,
-            lacunarity,
-            shape,
-            ..
-        } => {
-            feature_size(ui, scale, &limits::SCALE, "feature size");
-            slider_u32(ui, octaves, limits::OCTAVES, "octaves");
-            slider(ui, persistence, &limits::PERSISTENCE, "persistence");
-            slider(ui, lacunarity, &limits::LACUNARITY, "lacunarity");
+    let mut any = false;
+    node.op.fields(&mut |field| {
+        any = true;
+        field_widget(ui, id, field);
+    });
+    if !any {
+        ui.small("No fields: it combines its inputs.");
+    }
+}
+
+/// One field of a density operation, edited as the operation describes it.
+fn field_widget(ui: &mut egui::Ui, id: usize, field: Field<'_>) {
+    let label = field.label;
+    match field.value {
+        FieldValue::Number {
+            value,
+            range,
+            widget,
+        } => match widget {
+            Widget::Typed => number(ui, value, range, label),
+            Widget::Slider(handy) => slider(ui, value, &handy, label),
+            Widget::LogSlider(handy) => log_slider(ui, value, &handy, label),
+            Widget::FeatureSize => feature_size(ui, value, &range, label),
+        },
+        FieldValue::Whole { value, range } => slider_u32(ui, value, range, label),
+        FieldValue::SeedOffset { value, range } => {
             ui.horizontal(|ui| {
-                ui.label("shape");
-                shape_picker(ui, shape, id);
-                ui.label("seed +");
-                ui.add(egui::DragValue::new(seed_offset).range(limits::SEED_OFFSET));
+                ui.label(label);
+                ui.add(egui::DragValue::new(value).range(range));
             });
         }
-        DensityNode::Cell { radius, .. } => log_slider(ui, radius, &(1.0..=10_000.0), "radius (u)"),
-        DensityNode::Warp {
-            seed_offset,
-            levels,
-            strength,
-            scale,
-            octaves,
-            ..
-        } => {
+        FieldValue::Choice { value, choices } => {
             ui.horizontal(|ui| {
-                ui.label("levels");
-                for (value, name) in [(0, "None"), (1, "Single"), (2, "Double")] {
-                    ui.selectable_value(levels, value, name);
+                ui.label(label);
+                for (k, name) in (0u32..).zip(choices) {
+                    ui.selectable_value(value, k, *name);
                 }
             });
-            slider(ui, strength, &(0.0..=1000.0), "strength (u)");
-            feature_size(ui, scale, &limits::SCALE, "warp size");
-            slider_u32(ui, octaves, limits::OCTAVES, "octaves");
+        }
+        FieldValue::Shape(shape) => {
             ui.horizontal(|ui| {
-                ui.label("seed +");
-                ui.add(egui::DragValue::new(seed_offset).range(limits::SEED_OFFSET));
+                ui.label(label);
+                shape_picker(ui, shape, id);
             });
-        }
-        DensityNode::Clamp { low, high, .. } => {
-            number(ui, low, *limits::NODE_VALUE.start()..=*high, "floor");
-            number(ui, high, *low..=*limits::NODE_VALUE.end(), "ceiling");
-        }
-        DensityNode::SmoothClamp {
-            low,
-            high,
-            smoothness,
-            ..
-        } => {
-            number(ui, low, *limits::NODE_VALUE.start()..=*high, "floor");
-            number(ui, high, *low..=*limits::NODE_VALUE.end(), "ceiling");
-            number(ui, smoothness, limits::SMOOTHNESS, "smoothness");
-        }
-        DensityNode::Mix { amount, .. } => slider(ui, amount, &limits::MIX_AMOUNT, "amount"),
-        DensityNode::Abs { .. } | DensityNode::Add { .. } | DensityNode::Multiply { .. } => {
-            ui.small("No fields: it combines its inputs.");
         }
     }
 }
@@ -728,14 +707,21 @@ fn surface_section(ui: &mut egui::Ui, world: &mut WorldSettings) {
 
 fn streaming_section(ui: &mut egui::Ui, panel: &mut PanelState) {
     let d = &mut panel.editor.draft;
-    slider_u32(ui, &mut d.view_radius, 1..=64, "view radius (chunks)");
+    slider_u32(
+        ui,
+        &mut d.view_radius,
+        BiomeWorldSettings::VIEW_RADIUS,
+        "view radius (chunks)",
+    );
     slider_u32(
         ui,
         &mut d.despawn_hysteresis,
-        0..=16,
+        BiomeWorldSettings::DESPAWN_HYSTERESIS,
         "despawn hysteresis (chunks)",
     );
-    ui.add(egui::Slider::new(&mut d.max_tasks, 1..=256).text("tasks in flight"));
+    ui.add(
+        egui::Slider::new(&mut d.max_tasks, BiomeWorldSettings::MAX_TASKS).text("tasks in flight"),
+    );
     ui.add(
         egui::Slider::new(&mut d.apply_budget_ms, 0.1..=20.0)
             .clamping(CLAMP_EDITS)
@@ -752,11 +738,12 @@ fn streaming_section(ui: &mut egui::Ui, panel: &mut PanelState) {
         ChunkLayout::TILES,
         "tiles per chunk side",
     );
-    log_slider(
-        ui,
-        &mut d.layout.tile_size,
-        &ChunkLayout::TILE_SIZE,
-        "tile size (u)",
+    ui.add(
+        egui::Slider::new(&mut d.layout.tile_size, ChunkLayout::TILE_SIZE)
+            .clamping(CLAMP_EDITS)
+            .logarithmic(true)
+            .step_by(ChunkLayout::TILE_STEP)
+            .text("tile size (u)"),
     );
     ui.checkbox(&mut d.water, "Water surface");
     ui.checkbox(&mut d.trees, "Spawn trees");

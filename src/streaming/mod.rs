@@ -4,13 +4,16 @@
 //! the hysteresis.
 
 use std::collections::{HashMap, VecDeque};
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use bevy::asset::RenderAssetUsages;
 use bevy::platform::time::Instant;
 use bevy::prelude::*;
 use bevy::tasks::futures::check_ready;
 use bevy::tasks::{AsyncComputeTaskPool, Task};
-use biome_core::{ChunkCoord, ChunkLayout, TreeInstance};
+use biome_core::{ChunkCoord, ChunkError, ChunkLayout, TreeInstance};
 
 use crate::chunk::{BiomeChunk, BiomeWater, ChunkAssets, chunk_mesh, mesh_bytes};
 use crate::scatter::TreeAssets;
@@ -40,6 +43,16 @@ pub struct ChunkDespawned {
     pub entity: Entity,
 }
 
+/// A chunk build failed (the core refused it or panicked): the chunk stays empty, or keeps its
+/// older mesh, until the settings change. The game keeps running; the failure is also logged.
+#[derive(Message, Clone, Debug, PartialEq, Eq)]
+pub struct ChunkFailed {
+    /// The chunk.
+    pub coord: ChunkCoord,
+    /// Why, as the error or the panic said it.
+    pub reason: String,
+}
+
 /// What the streamer is doing, for panels, benchmarks and tests.
 #[derive(Resource, Clone, Debug, Default)]
 pub struct BiomeWorldStats {
@@ -57,6 +70,8 @@ pub struct BiomeWorldStats {
     pub leaving: usize,
     /// Chunks applied since start.
     pub applied_total: u64,
+    /// Chunks in range whose build failed at the current settings (see [`ChunkFailed`]).
+    pub failed: usize,
     /// Bytes of terrain mesh data per loaded chunk, on average.
     pub mesh_bytes_per_chunk: usize,
     /// Trees spawned per loaded chunk, on average.
@@ -106,25 +121,76 @@ struct BuiltChunk {
     build_ms: f32,
 }
 
+/// How a build task ended.
+enum BuildOutcome {
+    Built(Box<BuiltChunk>),
+    Failed(String),
+    Cancelled,
+}
+
+/// Runs one build, turning a refusal or a panic into [`BuildOutcome::Failed`] so it never
+/// reaches the main thread through `check_ready`.
+fn run_build(build: impl FnOnce() -> Result<BuiltChunk, ChunkError>) -> BuildOutcome {
+    match std::panic::catch_unwind(AssertUnwindSafe(build)) {
+        Ok(Ok(built)) => BuildOutcome::Built(Box::new(built)),
+        Ok(Err(ChunkError::Cancelled)) => BuildOutcome::Cancelled,
+        Ok(Err(error)) => BuildOutcome::Failed(error.to_string()),
+        Err(panic) => BuildOutcome::Failed(
+            panic
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "the build panicked".to_owned()),
+        ),
+    }
+}
+
+/// A build on the async compute pool. Dropping it cancels the build, even one already running:
+/// the core looks at the flag between blocks of points.
+struct BuildTask {
+    generation: u64,
+    task: Task<BuildOutcome>,
+    cancel: Arc<AtomicBool>,
+}
+
+impl Drop for BuildTask {
+    fn drop(&mut self) {
+        self.cancel.store(true, Ordering::Relaxed);
+    }
+}
+
+/// The entity showing a chunk, and the settings generation it was built from.
+#[derive(Clone, Copy, Debug)]
+struct Shown {
+    entity: Entity,
+    generation: u64,
+}
+
 #[derive(Default)]
 struct Slot {
-    /// The entity shown now, and the generation it was built from.
-    shown: Option<(Entity, u64)>,
-    /// The build under way, and its generation.
-    task: Option<(u64, Task<BuiltChunk>)>,
+    /// The entity shown now.
+    shown: Option<Shown>,
+    /// The build under way.
+    task: Option<BuildTask>,
     /// A finished build waiting for main-thread budget.
     ready: Option<BuiltChunk>,
+    /// The generation whose build failed: not tried again until the settings change.
+    failed: Option<u64>,
 }
 
 impl Slot {
     fn needs_build(&self, generation: u64) -> bool {
-        let shown_current = self.shown.is_some_and(|(_, g)| g == generation);
-        let building_current = self.task.as_ref().is_some_and(|(g, _)| *g == generation);
+        let shown_current = self.shown.is_some_and(|s| s.generation == generation);
+        let building_current = self
+            .task
+            .as_ref()
+            .is_some_and(|t| t.generation == generation);
         let ready_current = self
             .ready
             .as_ref()
             .is_some_and(|b| b.generation == generation);
-        !(shown_current || building_current || ready_current)
+        let failed_current = self.failed == Some(generation);
+        !(shown_current || building_current || ready_current || failed_current)
     }
 }
 
@@ -150,12 +216,12 @@ pub(crate) struct ChunkStreamer {
     mesh_bytes: HashMap<ChunkCoord, (usize, usize)>,
 }
 
-fn nearest_distance_squared(coord: ChunkCoord, anchors: &[ChunkCoord]) -> i64 {
+fn nearest_distance_squared(coord: ChunkCoord, anchors: &[ChunkCoord]) -> u64 {
     anchors
         .iter()
         .map(|a| coord.distance_squared(*a))
         .min()
-        .unwrap_or(i64::MAX)
+        .unwrap_or(u64::MAX)
 }
 
 /// Decides which chunks should exist, sends the far ones away and starts builds nearest-first.
@@ -189,8 +255,8 @@ fn stream(
         // Chunks of another layout cover other squares: keep them visible until the new layout
         // fills the view, then let them go.
         for (coord, slot) in streamer.chunks.drain() {
-            if let Some((entity, _)) = slot.shown {
-                streamer.retiring.push((coord, entity));
+            if let Some(shown) = slot.shown {
+                streamer.retiring.push((coord, shown.entity));
             }
         }
         streamer.mesh_bytes.clear();
@@ -203,7 +269,7 @@ fn stream(
             if slot
                 .task
                 .as_ref()
-                .is_some_and(|(g, _)| *g != state.generation)
+                .is_some_and(|t| t.generation != state.generation)
             {
                 slot.task = None;
             }
@@ -234,7 +300,7 @@ fn stream(
     if streamer.dirty {
         streamer.dirty = false;
         let radius = i64::from(view.0);
-        let keep = radius + i64::from(view.1);
+        let keep = u64::from(view.0 + view.1);
         let anchors = streamer.anchors.clone();
         let generation = streamer.generation;
         let leaving = &mut streamer.leaving;
@@ -244,15 +310,15 @@ fn stream(
             }
             // Despawned within the apply budget; dropping the slot drops its task, which
             // cancels the build.
-            if let Some((entity, _)) = slot.shown {
-                leaving.push_back((coord, entity));
+            if let Some(shown) = slot.shown {
+                leaving.push_back((coord, shown.entity));
             }
             false
         });
         streamer
             .mesh_bytes
             .retain(|coord, _| streamer.chunks.contains_key(coord));
-        let mut wanted: Vec<(i64, ChunkCoord)> = Vec::new();
+        let mut wanted: Vec<(u64, ChunkCoord)> = Vec::new();
         for anchor in &anchors {
             for dz in -radius..=radius {
                 for dx in -radius..=radius {
@@ -280,7 +346,10 @@ fn stream(
         // terrain of older settings lingers at the edge.
         for (&coord, slot) in &streamer.chunks {
             let distance = nearest_distance_squared(coord, &anchors);
-            if distance > radius * radius && slot.shown.is_some() && slot.needs_build(generation) {
+            if distance > (radius * radius) as u64
+                && slot.shown.is_some()
+                && slot.needs_build(generation)
+            {
                 wanted.push((distance, coord));
             }
         }
@@ -305,19 +374,27 @@ fn stream(
             continue;
         }
         let world = state.world.clone();
+        let cancel = Arc::new(AtomicBool::new(false));
+        let flag = cancel.clone();
         let task = pool.spawn(async move {
             let started = Instant::now();
-            let data = world.build_chunk(coord, &layout);
-            let mesh = chunk_mesh(&data, mesh_usage);
-            BuiltChunk {
-                generation,
-                mesh,
-                below_sea: data.min_height < 0.0,
-                trees: data.trees,
-                build_ms: started.elapsed().as_secs_f32() * 1000.0,
-            }
+            run_build(|| {
+                let data = world.build_chunk_cancellable(coord, &layout, &flag)?;
+                let mesh = chunk_mesh(&data, mesh_usage);
+                Ok(BuiltChunk {
+                    generation,
+                    mesh,
+                    below_sea: data.min_height < 0.0,
+                    trees: data.trees,
+                    build_ms: started.elapsed().as_secs_f32() * 1000.0,
+                })
+            })
         });
-        slot.task = Some((generation, task));
+        slot.task = Some(BuildTask {
+            generation,
+            task,
+            cancel,
+        });
         in_flight += 1;
     }
 }
@@ -347,16 +424,26 @@ pub(crate) fn apply_chunks(world: &mut World) {
         let (water, trees) = (state.settings.water, state.settings.trees);
 
         let mut build_times = Vec::new();
-        for slot in streamer.chunks.values_mut() {
-            if let Some((_, task)) = &mut slot.task
-                && let Some(built) = check_ready(task)
-            {
-                slot.task = None;
-                // A build from older settings is never applied.
-                if built.generation == generation {
+        for (&coord, slot) in &mut streamer.chunks {
+            let Some(outcome) = slot.task.as_mut().and_then(|t| check_ready(&mut t.task)) else {
+                continue;
+            };
+            let task_generation = slot.task.take().map_or(0, |t| t.generation);
+            // A build from older settings is never applied.
+            if task_generation != generation {
+                continue;
+            }
+            match outcome {
+                BuildOutcome::Built(built) => {
                     build_times.push(built.build_ms);
-                    slot.ready = Some(built);
+                    slot.ready = Some(*built);
                 }
+                BuildOutcome::Failed(reason) => {
+                    error!("biome world chunk {coord:?} failed to build: {reason}");
+                    slot.failed = Some(generation);
+                    world.write_message(ChunkFailed { coord, reason });
+                }
+                BuildOutcome::Cancelled => {}
             }
         }
 
@@ -369,7 +456,7 @@ pub(crate) fn apply_chunks(world: &mut World) {
             done += 1;
         }
 
-        let mut ready: Vec<(i64, ChunkCoord)> = streamer
+        let mut ready: Vec<(u64, ChunkCoord)> = streamer
             .chunks
             .iter()
             .filter(|(_, slot)| slot.ready.is_some())
@@ -385,8 +472,9 @@ pub(crate) fn apply_chunks(world: &mut World) {
             let tree_count = built.trees.len();
             let bytes = mesh_bytes(&built.mesh);
             let entity = spawn_chunk(world, coord, &layout, built, water, trees);
-            if let Some((old, _)) = slot.shown.replace((entity, generation)) {
-                despawn_chunk(world, coord, old);
+            let shown = Shown { entity, generation };
+            if let Some(old) = slot.shown.replace(shown) {
+                despawn_chunk(world, coord, old.entity);
             }
             world.write_message(ChunkSpawned { coord, entity });
             streamer.mesh_bytes.insert(coord, (bytes, tree_count));
@@ -425,6 +513,11 @@ pub(crate) fn apply_chunks(world: &mut World) {
             .chunks
             .values()
             .filter(|s| s.shown.is_some())
+            .count();
+        stats.failed = streamer
+            .chunks
+            .values()
+            .filter(|s| s.failed == Some(generation))
             .count();
         stats.in_flight = in_flight;
         stats.ready = waiting;

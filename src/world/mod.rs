@@ -3,11 +3,12 @@
 //! switches, the world is rebuilt once and its generation counter moves on, so every loaded chunk
 //! is rebuilt and no result of older settings is applied. Invalid settings are refused whole.
 
+use std::ops::RangeInclusive;
 use std::sync::Arc;
 
 use bevy::prelude::*;
 use biome_core::world::SettingsError;
-use biome_core::{ChunkLayout, World, WorldSettings};
+use biome_core::{ChunkLayout, MeshStyle, World, WorldSettings};
 
 /// Everything a game may tune while it runs. Insert your own before adding the plugin to start
 /// from other values; change it at any time to regenerate the world.
@@ -56,49 +57,131 @@ fn default_task_budget() -> usize {
 }
 
 impl BiomeWorldSettings {
-    /// Checks the world settings, the layout and the streaming values.
+    /// Accepted [`BiomeWorldSettings::view_radius`], in chunks.
+    pub const VIEW_RADIUS: RangeInclusive<u32> = 1..=64;
+    /// Accepted [`BiomeWorldSettings::despawn_hysteresis`], in chunks.
+    pub const DESPAWN_HYSTERESIS: RangeInclusive<u32> = 0..=16;
+    /// Accepted [`BiomeWorldSettings::max_tasks`].
+    pub const MAX_TASKS: RangeInclusive<usize> = 1..=256;
+    /// Accepted [`BiomeWorldSettings::apply_budget_ms`].
+    pub const APPLY_BUDGET_MS: RangeInclusive<f32> = 0.0..=100.0;
+    /// Terrain mesh memory one anchor may keep loaded (chunks out to the view radius plus the
+    /// hysteresis), in bytes: 1 GiB, about five times the default view's.
+    pub const MESH_MEMORY_LIMIT: u64 = 1 << 30;
+
+    /// Checks the world settings, the layout with the world ([`ChunkLayout::validate_with`]),
+    /// the streaming values, and what they cost together: the terrain meshes one anchor keeps
+    /// loaded must fit in [`BiomeWorldSettings::MESH_MEMORY_LIMIT`].
     ///
     /// # Errors
     /// The first value out of range, by field path.
     pub fn validate(&self) -> Result<(), SettingsError> {
         self.world.validate()?;
-        self.layout.validate()?;
-        let fail = |field: &str, reason: &str| {
+        self.layout.validate_with(&self.world)?;
+        let fail = |field: &str, reason: String| {
             Err(SettingsError {
                 field: field.to_owned(),
-                reason: reason.to_owned(),
+                reason,
             })
         };
-        if !(1..=64).contains(&self.view_radius) {
+        let whole = |range: &RangeInclusive<u32>, unit: &str, value: u32| {
+            format!(
+                "must be from {} to {} {unit} (got {value})",
+                range.start(),
+                range.end()
+            )
+        };
+        if !Self::VIEW_RADIUS.contains(&self.view_radius) {
             return fail(
                 "view_radius",
-                &format!("must be from 1 to 64 chunks (got {})", self.view_radius),
+                whole(&Self::VIEW_RADIUS, "chunks", self.view_radius),
             );
         }
-        if self.despawn_hysteresis > 16 {
+        if !Self::DESPAWN_HYSTERESIS.contains(&self.despawn_hysteresis) {
             return fail(
                 "despawn_hysteresis",
-                &format!(
-                    "must be from 0 to 16 chunks (got {})",
-                    self.despawn_hysteresis
+                whole(&Self::DESPAWN_HYSTERESIS, "chunks", self.despawn_hysteresis),
+            );
+        }
+        if !Self::MAX_TASKS.contains(&self.max_tasks) {
+            return fail(
+                "max_tasks",
+                format!(
+                    "must be from {} to {} (got {})",
+                    Self::MAX_TASKS.start(),
+                    Self::MAX_TASKS.end(),
+                    self.max_tasks
                 ),
             );
         }
-        if !(1..=256).contains(&self.max_tasks) {
-            return fail(
-                "max_tasks",
-                &format!("must be from 1 to 256 (got {})", self.max_tasks),
-            );
-        }
-        if !(self.apply_budget_ms.is_finite() && (0.0..=100.0).contains(&self.apply_budget_ms)) {
+        if !Self::APPLY_BUDGET_MS.contains(&self.apply_budget_ms) {
             return fail(
                 "apply_budget_ms",
-                &format!("must be from 0 to 100 ms (got {})", self.apply_budget_ms),
+                format!(
+                    "must be from {} to {} ms (got {})",
+                    Self::APPLY_BUDGET_MS.start(),
+                    Self::APPLY_BUDGET_MS.end(),
+                    self.apply_budget_ms
+                ),
+            );
+        }
+        let bytes = self.mesh_memory();
+        if bytes > Self::MESH_MEMORY_LIMIT {
+            let gib = |b: u64| b as f64 / f64::from(1u32 << 30);
+            return fail(
+                "view_radius",
+                format!(
+                    "{} chunks of {} × {} tiles around an anchor need about {:.1} GiB of terrain \
+                     meshes, over the {:.0} GiB limit: lower view_radius (or layout.tiles)",
+                    self.chunks_kept(),
+                    self.layout.tiles,
+                    self.layout.tiles,
+                    gib(bytes),
+                    gib(Self::MESH_MEMORY_LIMIT)
+                ),
             );
         }
         Ok(())
     }
+
+    /// Chunks one anchor keeps loaded at most: every chunk within the view radius plus the
+    /// hysteresis.
+    #[must_use]
+    pub fn chunks_kept(&self) -> u64 {
+        let keep = i64::from(self.view_radius + self.despawn_hysteresis);
+        (-keep..=keep)
+            .map(|dz| {
+                let reach = keep * keep - dz * dz;
+                // Columns dx with dx² <= reach: 2 * floor(sqrt(reach)) + 1.
+                let mut half = (reach as f64).sqrt() as i64;
+                while half * half > reach {
+                    half -= 1;
+                }
+                while (half + 1) * (half + 1) <= reach {
+                    half += 1;
+                }
+                (2 * half + 1) as u64
+            })
+            .sum()
+    }
+
+    /// Bytes of terrain mesh (positions, normals, colours and indices) one anchor keeps loaded
+    /// at most.
+    #[must_use]
+    pub fn mesh_memory(&self) -> u64 {
+        let tiles = u64::from(self.layout.tiles);
+        let vertices = match self.layout.style {
+            MeshStyle::Smooth => (tiles + 1) * (tiles + 1),
+            MeshStyle::FlatTiles => 4 * tiles * tiles,
+        };
+        let index_bytes = if vertices <= 1 << 16 { 2 } else { 4 };
+        let per_chunk = vertices * VERTEX_BYTES + 6 * tiles * tiles * index_bytes;
+        per_chunk * self.chunks_kept()
+    }
 }
+
+/// Position, normal and colour of one terrain vertex.
+const VERTEX_BYTES: u64 = 12 + 12 + 16;
 
 /// The world compiled from the last valid [`BiomeWorldSettings`], which the streamer and
 /// [`crate::BiomeWorld`] use: settings that fail validation never reach them.

@@ -13,7 +13,7 @@
 use std::error::Error;
 use std::process::ExitCode;
 
-use biome_core::density::{DensityNode, Shape};
+use biome_core::density::{Constant, DensityNode, DensityOp, Fbm, Shape, Warp};
 use biome_core::world::{Rgb, Surface, World, WorldSettings};
 
 struct Options {
@@ -163,8 +163,8 @@ fn ramp(value: f64, from: [u8; 3], to: [u8; 3]) -> [u8; 3] {
 }
 
 fn node_label(id: usize, node: &DensityNode) -> String {
-    let detail = match node {
-        DensityNode::Fbm { shape, octaves, .. } => {
+    let detail = match node.op {
+        DensityOp::Fbm(Fbm { shape, octaves, .. }) => {
             let shape = match shape {
                 Shape::Normal => "",
                 Shape::Ridged => " ridged",
@@ -172,12 +172,12 @@ fn node_label(id: usize, node: &DensityNode) -> String {
             };
             format!(" {octaves} oct{shape}")
         }
-        DensityNode::Warp { levels, .. } => format!(" x{levels}"),
-        DensityNode::Constant { value, .. } => format!(" {value}"),
+        DensityOp::Warp(Warp { levels, .. }) => format!(" x{levels}"),
+        DensityOp::Constant(Constant { value }) => format!(" {value}"),
         _ => String::new(),
     };
-    let off = if node.enabled() { "" } else { " (off)" };
-    format!("node {id}: {}{detail}{off}", node.kind())
+    let off = if node.enabled { "" } else { " (off)" };
+    format!("node {id}: {}{detail}{off}", node.op.label())
 }
 
 fn run(options: &Options) -> Result<(), Box<dyn Error>> {
@@ -189,7 +189,7 @@ fn run(options: &Options) -> Result<(), Box<dyn Error>> {
         settings.seed = seed;
     }
     if let Some(path) = &options.write_preset {
-        std::fs::write(path, settings.to_ron())?;
+        std::fs::write(path, settings.to_ron()?)?;
     }
     let world = World::new(settings)?;
     let n = options.size;

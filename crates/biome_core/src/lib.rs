@@ -18,7 +18,7 @@
 //! let world = World::new(WorldSettings { seed: 7, ..Default::default() }).unwrap();
 //! let here = world.sample(120.0, -40.0);
 //! println!("{} at {:.1} m", world.settings().biomes.biomes[here.biome].name, here.height);
-//! let chunk = world.build_chunk(ChunkCoord::new(0, 0), &ChunkLayout::default());
+//! let chunk = world.build_chunk(ChunkCoord::new(0, 0), &ChunkLayout::default()).unwrap();
 //! assert_eq!(chunk.positions.len(), 65 * 65);
 //! ```
 
@@ -30,7 +30,7 @@ pub mod trees;
 pub mod tutorial;
 pub mod world;
 
-pub use chunk::{ChunkCoord, ChunkData, ChunkLayout, MeshStyle};
-pub use density::{DensityField, DensityNode, Shape};
+pub use chunk::{ChunkCoord, ChunkData, ChunkError, ChunkLayout, MeshStyle};
+pub use density::{DensityField, DensityNode, DensityOp, Shape};
 pub use trees::{Tree, TreeInstance};
 pub use world::{Sample, Surface, World, WorldSettings};

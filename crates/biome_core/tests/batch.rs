@@ -1,7 +1,7 @@
 //! The batch (SIMD) paths must give the scalar tutorial functions' exact bits at every point.
 
 use biome_core::batch::{FbmParams, Grid, backend};
-use biome_core::density::{DensityField, DensityNode};
+use biome_core::density::{DensityField, DensityNode, DensityOp};
 use biome_core::tutorial::{SeededRandom, Simplex, domain_warp, fbm, make_sites};
 use biome_core::world::WorldSettings;
 
@@ -160,7 +160,7 @@ fn density_values_equal_scalar_value_for_every_node() {
         DensityNode::tutorial_example(),
         WorldSettings::default().terrain.density,
     ] {
-        let field = DensityField::new(&stack, 17);
+        let field = DensityField::new(&stack, 17).unwrap();
         for id in 0..field.node_count() {
             field.values_of(id, &xs, &ys, &sites, &mut out);
             assert_same_bits("density node", &xs, &ys, &out, |x, y| {
@@ -173,12 +173,12 @@ fn density_values_equal_scalar_value_for_every_node() {
 #[test]
 fn double_warp_stack_equals_scalar() {
     let mut stack = DensityNode::tutorial_example();
-    if let Some(DensityNode::Warp { levels, .. }) = stack.node_mut(2) {
-        *levels = 2;
+    if let Some(DensityOp::Warp(warp)) = stack.node_mut(2).map(|n| &mut n.op) {
+        warp.levels = 2;
     } else {
         panic!("node 2 of the tutorial stack is its warp");
     }
-    let field = DensityField::new(&stack, 5);
+    let field = DensityField::new(&stack, 5).unwrap();
     let sites = make_sites(12, 320.0, 240.0, 12);
     let (xs, ys) = points(503, 9);
     let mut out = vec![0.0; xs.len()];

@@ -145,7 +145,7 @@ fn samples_scalar() {
         let wet = Simplex::new(seed + 2);
         let sites = make_sites(45, 320.0, 240.0, seed + 3);
         let cell_sites = make_sites(12, 320.0, 240.0, seed + 7);
-        let stack = DensityField::new(&DensityNode::tutorial_example(), seed);
+        let stack = DensityField::new(&DensityNode::tutorial_example(), seed).unwrap();
         let limits = [0.4, 0.6];
         for sample in case.value["samples"].as_array().unwrap() {
             let (x, y) = (float(&sample["x"]), float(&sample["y"]));
@@ -309,7 +309,7 @@ fn samples_batch() {
         s.domain_warp_points(&x03, &y03, 4.0, 1.0, 2, &mut out);
         check("warp2", &out);
 
-        let stack = DensityField::new(&DensityNode::tutorial_example(), seed);
+        let stack = DensityField::new(&DensityNode::tutorial_example(), seed).unwrap();
         let cell_sites = make_sites(12, 320.0, 240.0, seed + 7);
         let sx: Vec<f64> = xs.iter().map(|x| x + 160.0).collect();
         let sy: Vec<f64> = ys.iter().map(|y| y + 120.0).collect();

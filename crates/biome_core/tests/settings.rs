@@ -1,6 +1,6 @@
 //! Every validation error names its field; settings and presets survive a RON round trip.
 
-use biome_core::density::DensityNode;
+use biome_core::density::{DensityNode, DensityOp};
 use biome_core::world::{PresetError, WorldSettings};
 
 #[track_caller]
@@ -18,9 +18,17 @@ fn warp(settings: &mut WorldSettings) -> &mut DensityNode {
         .density
         .walk()
         .iter()
-        .position(|e| matches!(e.node, DensityNode::Warp { .. }))
+        .position(|e| matches!(e.node.op, DensityOp::Warp(_)))
         .expect("the default stack has a warp");
     settings.terrain.density.node_mut(id).unwrap()
+}
+
+fn op(settings: &mut WorldSettings, id: usize) -> Option<&mut DensityOp> {
+    settings
+        .terrain
+        .density
+        .node_mut(id)
+        .map(|node| &mut node.op)
 }
 
 #[test]
@@ -88,38 +96,38 @@ fn density_errors_name_the_node_path() {
         assert_eq!(settings.validate().unwrap_err().field, field);
     };
     let mut bad = settings.clone();
-    if let Some(DensityNode::Fbm { octaves, .. }) = bad.terrain.density.node_mut(3) {
-        *octaves = 0;
+    if let Some(DensityOp::Fbm(fbm)) = op(&mut bad, 3) {
+        fbm.octaves = 0;
     }
     check(&bad, "terrain.density.a.input.input.octaves");
     let mut bad = settings.clone();
-    if let Some(DensityNode::Fbm { octaves, .. }) = bad.terrain.density.node_mut(3) {
-        *octaves = 17;
+    if let Some(DensityOp::Fbm(fbm)) = op(&mut bad, 3) {
+        fbm.octaves = 17;
     }
     check(&bad, "terrain.density.a.input.input.octaves");
     let mut bad = settings.clone();
-    if let Some(DensityNode::Fbm { scale, .. }) = bad.terrain.density.node_mut(3) {
-        *scale = f64::NAN;
+    if let Some(DensityOp::Fbm(fbm)) = op(&mut bad, 3) {
+        fbm.scale = f64::NAN;
     }
     check(&bad, "terrain.density.a.input.input.scale");
     let mut bad = settings.clone();
-    if let Some(DensityNode::Clamp { low, .. }) = bad.terrain.density.node_mut(1) {
-        *low = 0.9;
+    if let Some(DensityOp::Clamp(clamp)) = op(&mut bad, 1) {
+        clamp.low = 0.9;
     }
     check(&bad, "terrain.density.a.low");
     let mut bad = settings.clone();
-    if let Some(DensityNode::Cell { radius, .. }) = bad.terrain.density.node_mut(4) {
-        *radius = 0.0;
+    if let Some(DensityOp::Cell(cell)) = op(&mut bad, 4) {
+        cell.radius = 0.0;
     }
     check(&bad, "terrain.density.b.radius");
     let mut bad = settings.clone();
-    if let Some(DensityNode::Mix { amount, .. }) = bad.terrain.density.node_mut(0) {
-        *amount = 1.5;
+    if let Some(DensityOp::Mix(mix)) = op(&mut bad, 0) {
+        mix.amount = 1.5;
     }
     check(&bad, "terrain.density.amount");
     let mut bad = WorldSettings::default();
-    if let DensityNode::Warp { levels, .. } = warp(&mut bad) {
-        *levels = 3;
+    if let DensityOp::Warp(warp) = &mut warp(&mut bad).op {
+        warp.levels = 3;
     }
     assert!(bad.validate().unwrap_err().field.ends_with(".levels"));
 }
@@ -130,13 +138,8 @@ fn settings_round_trip_through_ron() {
         seed: -123_456_789_012,
         ..WorldSettings::default()
     };
-    settings
-        .terrain
-        .density
-        .node_mut(1)
-        .unwrap()
-        .set_enabled(false);
-    let text = settings.to_ron();
+    settings.terrain.density.node_mut(1).unwrap().enabled = false;
+    let text = settings.to_ron().unwrap();
     assert_eq!(WorldSettings::from_ron(&text).unwrap(), settings);
 }
 
@@ -169,7 +172,7 @@ fn shipped_presets_load_validate_and_round_trip() {
         let settings =
             WorldSettings::from_ron(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         assert_eq!(
-            WorldSettings::from_ron(&settings.to_ron()).unwrap(),
+            WorldSettings::from_ron(&settings.to_ron().unwrap()).unwrap(),
             settings,
             "{}",
             path.display()

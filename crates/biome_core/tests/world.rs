@@ -45,7 +45,7 @@ fn chunk_vertices_equal_world_samples() {
         ChunkCoord::new(-3, 7),
         ChunkCoord::new(60_000, -70_000),
     ] {
-        let chunk = world.build_chunk(coord, &layout);
+        let chunk = world.build_chunk(coord, &layout).unwrap();
         assert_eq!(chunk.positions.len(), 65 * 65);
         assert_eq!(chunk.indices.len(), 64 * 64 * 6);
         for k in (0..chunk.positions.len()).step_by(37) {
@@ -99,9 +99,13 @@ fn neighbouring_chunks_share_identical_edges() {
     let world = world(7);
     let layout = small_layout(MeshStyle::Smooth);
     for coord in coords(60, 3, &layout) {
-        let here = world.build_chunk(coord, &layout);
-        let east = world.build_chunk(ChunkCoord::new(coord.x + 1, coord.z), &layout);
-        let south = world.build_chunk(ChunkCoord::new(coord.x, coord.z + 1), &layout);
+        let here = world.build_chunk(coord, &layout).unwrap();
+        let east = world
+            .build_chunk(ChunkCoord::new(coord.x + 1, coord.z), &layout)
+            .unwrap();
+        let south = world
+            .build_chunk(ChunkCoord::new(coord.x, coord.z + 1), &layout)
+            .unwrap();
         assert_edges_match(&here, &east, true);
         assert_edges_match(&here, &south, false);
     }
@@ -111,8 +115,8 @@ fn neighbouring_chunks_share_identical_edges() {
 fn flat_tiles_share_edge_heights() {
     let world = world(11);
     let layout = small_layout(MeshStyle::FlatTiles);
-    let a = world.build_chunk(ChunkCoord::new(2, 2), &layout);
-    let b = world.build_chunk(ChunkCoord::new(3, 2), &layout);
+    let a = world.build_chunk(ChunkCoord::new(2, 2), &layout).unwrap();
+    let b = world.build_chunk(ChunkCoord::new(3, 2), &layout).unwrap();
     let tiles = layout.tiles as usize;
     assert_eq!(a.positions.len(), tiles * tiles * 4);
     for j in 0..tiles {
@@ -131,7 +135,7 @@ fn chunks_build_the_same_on_any_thread_in_any_order() {
     let list = coords(24, 9, &layout);
     let reference: HashMap<ChunkCoord, ChunkData> = list
         .iter()
-        .map(|&c| (c, world.build_chunk(c, &layout)))
+        .map(|&c| (c, world.build_chunk(c, &layout).unwrap()))
         .collect();
     std::thread::scope(|scope| {
         for t in 0..4 {
@@ -140,7 +144,7 @@ fn chunks_build_the_same_on_any_thread_in_any_order() {
                 for k in 0..list.len() {
                     let coord = list[(k * 7 + t * 5) % list.len()];
                     assert_eq!(
-                        &world.build_chunk(coord, &layout),
+                        &world.build_chunk(coord, &layout).unwrap(),
                         &reference[&coord],
                         "chunk {coord:?}"
                     );
@@ -150,7 +154,10 @@ fn chunks_build_the_same_on_any_thread_in_any_order() {
     });
     // A second world from equal settings builds equal bytes.
     let again = World::new(world.settings().clone()).unwrap();
-    assert_eq!(again.build_chunk(list[0], &layout), reference[&list[0]]);
+    assert_eq!(
+        again.build_chunk(list[0], &layout).unwrap(),
+        reference[&list[0]]
+    );
 }
 
 /// FNV-1a over a chunk's bytes.
@@ -191,7 +198,7 @@ fn seeded_output_is_stable() {
         ChunkCoord::new(-40, 12),
     ]
     .iter()
-    .map(|&c| chunk_hash(&world.build_chunk(c, &layout)))
+    .map(|&c| chunk_hash(&world.build_chunk(c, &layout).unwrap()))
     .collect();
     let expected: [u64; 3] = [
         8_445_482_325_632_193_402,
@@ -215,7 +222,9 @@ fn trees_are_placed_once_with_spacing_held_across_borders() {
         let mut from_chunks = Vec::new();
         for dz in 0..3 {
             for dx in 0..3 {
-                let chunk = world.build_chunk(ChunkCoord::new(cx + dx, cz + dz), &layout);
+                let chunk = world
+                    .build_chunk(ChunkCoord::new(cx + dx, cz + dz), &layout)
+                    .unwrap();
                 from_chunks.extend(chunk.trees.iter().map(|t| (chunk.coord, key(t))));
             }
         }

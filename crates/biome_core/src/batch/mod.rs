@@ -97,6 +97,34 @@ impl FbmParams {
     }
 }
 
+/// The parameters of a domain warp ([`crate::tutorial::warp_offset`]): how far points are
+/// pushed, the frequency of the push fields, how many warps (0, 1 or 2; more behave as 2), and
+/// the push fields' octaves.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct WarpParams {
+    /// How far points get pushed.
+    pub strength: f64,
+    /// Frequency of the push fields.
+    pub frequency: f64,
+    /// 0, 1 or 2 warps.
+    pub levels: u32,
+    /// Octaves of the push fields.
+    pub fbm: FbmParams,
+}
+
+impl WarpParams {
+    /// One warp over two 3-octave fields: the tutorial's `warpNode` and its border wobble.
+    #[must_use]
+    pub fn wobble(strength: f64, frequency: f64) -> Self {
+        Self {
+            strength,
+            frequency,
+            levels: 1,
+            fbm: FbmParams::octaves(3),
+        }
+    }
+}
+
 /// A regular grid of sample points: point `(i, j)` is `(x0 + i * step, y0 + j * step)`, stored
 /// row by row (`j * width + i`).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -338,51 +366,82 @@ impl Simplex {
         out: &mut [f64],
     ) {
         check_lengths(xs, ys, out);
-        let params = FbmParams::default();
-        let mut ax = [0.0; BLOCK];
-        let mut ay = [0.0; BLOCK];
+        let warp = WarpParams {
+            strength,
+            frequency,
+            levels,
+            fbm: FbmParams::default(),
+        };
         let mut qx = [0.0; BLOCK];
         let mut qy = [0.0; BLOCK];
         for start in (0..xs.len()).step_by(BLOCK) {
             let n = BLOCK.min(xs.len() - start);
             let (bx, by) = (&xs[start..start + n], &ys[start..start + n]);
-            let (ax, ay, qx, qy) = (&mut ax[..n], &mut ay[..n], &mut qx[..n], &mut qy[..n]);
-            qx.fill(0.0);
-            qy.fill(0.0);
-            if levels >= 1 {
-                for k in 0..n {
-                    ax[k] = bx[k] * frequency;
-                    ay[k] = by[k] * frequency;
-                }
-                self.fbm_points_unchecked(ax, ay, params, qx);
-                for k in 0..n {
-                    ax[k] = bx[k] * frequency + 5.2;
-                    ay[k] = by[k] * frequency + 1.3;
-                }
-                self.fbm_points_unchecked(ax, ay, params, qy);
+            let (qx, qy) = (&mut qx[..n], &mut qy[..n]);
+            self.warp_offset_points(bx, by, &warp, qx, qy);
+            for k in 0..n {
+                qx[k] = bx[k] + strength * qx[k];
+                qy[k] = by[k] + strength * qy[k];
             }
-            if levels >= 2 {
-                // The pushed point, then the second warp sampled there; qx is read before written.
+            self.fbm_points_unchecked(qx, qy, warp.fbm, &mut out[start..start + n]);
+        }
+    }
+
+    /// [`crate::tutorial::warp_offset`] at every `(xs[k], ys[k])`, written to `(qx[k], qy[k])`;
+    /// the same bits.
+    ///
+    /// # Panics
+    /// If the four slices differ in length.
+    pub fn warp_offset_points(
+        &self,
+        xs: &[f64],
+        ys: &[f64],
+        warp: &WarpParams,
+        qx: &mut [f64],
+        qy: &mut [f64],
+    ) {
+        check_lengths(xs, ys, qx);
+        check_lengths(xs, ys, qy);
+        let f = warp.frequency;
+        let mut ax = [0.0; BLOCK];
+        let mut ay = [0.0; BLOCK];
+        let mut rx = [0.0; BLOCK];
+        for start in (0..xs.len()).step_by(BLOCK) {
+            let n = BLOCK.min(xs.len() - start);
+            let (bx, by) = (&xs[start..start + n], &ys[start..start + n]);
+            let (qx, qy) = (&mut qx[start..start + n], &mut qy[start..start + n]);
+            let (ax, ay, rx) = (&mut ax[..n], &mut ay[..n], &mut rx[..n]);
+            if warp.levels == 0 {
+                qx.fill(0.0);
+                qy.fill(0.0);
+                continue;
+            }
+            for k in 0..n {
+                ax[k] = bx[k] * f;
+                ay[k] = by[k] * f;
+            }
+            self.fbm_points_unchecked(ax, ay, warp.fbm, qx);
+            for k in 0..n {
+                ax[k] = bx[k] * f + 5.2;
+                ay[k] = by[k] * f + 1.3;
+            }
+            self.fbm_points_unchecked(ax, ay, warp.fbm, qy);
+            if warp.levels >= 2 {
+                // The level-1 point, then both fields read there; q is read before it is written.
                 for k in 0..n {
-                    let px = (bx[k] + strength * qx[k]) * frequency;
-                    let py = (by[k] + strength * qy[k]) * frequency;
+                    let px = (bx[k] + warp.strength * qx[k]) * f;
+                    let py = (by[k] + warp.strength * qy[k]) * f;
                     ax[k] = px + 1.7;
                     ay[k] = py + 9.2;
                     qx[k] = px + 8.3;
                     qy[k] = py + 2.8;
                 }
-                let mut rx = [0.0; BLOCK];
-                self.fbm_points_unchecked(ax, ay, params, &mut rx[..n]);
+                self.fbm_points_unchecked(ax, ay, warp.fbm, rx);
                 ax.copy_from_slice(qx);
                 ay.copy_from_slice(qy);
-                self.fbm_points_unchecked(ax, ay, params, qy);
-                qx.copy_from_slice(&rx[..n]);
+                self.fbm_points_unchecked(ax, ay, warp.fbm, qy);
+                qx.copy_from_slice(rx);
             }
-            for k in 0..n {
-                ax[k] = bx[k] + strength * qx[k];
-                ay[k] = by[k] + strength * qy[k];
-            }
-            self.fbm_points_unchecked(ax, ay, params, &mut out[start..start + n]);
         }
     }
 }

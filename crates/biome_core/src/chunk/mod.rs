@@ -6,10 +6,12 @@
 //! sit at the same world coordinates in both chunks, and normals come from heights that include a
 //! one-tile apron, so edges match exactly in height, normal and colour.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use serde::{Deserialize, Serialize};
 
 use crate::trees::TreeInstance;
-use crate::world::{PointNoise, RegionId, Sample, SettingsError, SiteCache, World};
+use crate::world::{SettingsError, SiteCache, World, WorldSettings, limits};
 
 /// A chunk's place on the chunk grid: chunk `(x, z)` covers world
 /// `[x * size, (x + 1) * size) × [z * size, (z + 1) * size)`, `size` being
@@ -52,12 +54,14 @@ impl ChunkCoord {
         ]
     }
 
-    /// Squared distance on the chunk grid, for nearest-first ordering.
+    /// Squared distance on the chunk grid, for nearest-first ordering. Exact for any two
+    /// chunks up to 2^32 chunks apart on each axis together (it saturates at `u64::MAX` beyond,
+    /// which keeps the order of every distance that matters for streaming).
     #[must_use]
-    pub fn distance_squared(self, other: ChunkCoord) -> i64 {
-        let dx = i64::from(self.x) - i64::from(other.x);
-        let dz = i64::from(self.z) - i64::from(other.z);
-        dx * dx + dz * dz
+    pub fn distance_squared(self, other: ChunkCoord) -> u64 {
+        let dx = u64::from(self.x.abs_diff(other.x));
+        let dz = u64::from(self.z.abs_diff(other.z));
+        (dx * dx).saturating_add(dz * dz)
     }
 }
 
@@ -97,8 +101,13 @@ impl Default for ChunkLayout {
 impl ChunkLayout {
     /// Accepted tiles per side.
     pub const TILES: std::ops::RangeInclusive<u32> = 1..=256;
-    /// Accepted tile widths.
-    pub const TILE_SIZE: std::ops::RangeInclusive<f64> = 0.05..=1_000.0;
+    /// Accepted tile widths, in steps of [`ChunkLayout::TILE_STEP`].
+    pub const TILE_SIZE: std::ops::RangeInclusive<f64> = 0.0625..=256.0;
+    /// Tile widths are whole multiples of this (1/64): then every vertex position, chunk origin
+    /// and chunk width is exact in binary, so neighbouring chunks share edge vertices bit for
+    /// bit and [`ChunkCoord::containing`] puts every chunk origin in its own chunk, out to the
+    /// ends of the `i32` chunk grid (at most 2^47 world units, [`limits::COORDINATE`]).
+    pub const TILE_STEP: f64 = 1.0 / 64.0;
 
     /// Width of a chunk, world units.
     #[must_use]
@@ -106,8 +115,8 @@ impl ChunkLayout {
         f64::from(self.tiles) * self.tile_size
     }
 
-    /// Checks `tiles` and `tile_size` against [`ChunkLayout::TILES`] and
-    /// [`ChunkLayout::TILE_SIZE`].
+    /// Checks `tiles` and `tile_size` against [`ChunkLayout::TILES`], [`ChunkLayout::TILE_SIZE`]
+    /// and [`ChunkLayout::TILE_STEP`].
     ///
     /// # Errors
     /// The field out of range.
@@ -118,17 +127,61 @@ impl ChunkLayout {
                 reason: format!("must be a whole number from 1 to 256 (got {})", self.tiles),
             });
         }
-        if !(self.tile_size.is_finite() && Self::TILE_SIZE.contains(&self.tile_size)) {
+        let (low, high) = (*Self::TILE_SIZE.start(), *Self::TILE_SIZE.end());
+        let steps = self.tile_size / Self::TILE_STEP;
+        if !(Self::TILE_SIZE.contains(&self.tile_size) && steps == steps.round()) {
+            let nearest = (steps.round() * Self::TILE_STEP).clamp(low, high);
             return Err(SettingsError {
                 field: "layout.tile_size".to_owned(),
                 reason: format!(
-                    "must be a number from 0.05 to 1000 (got {})",
+                    "must be a multiple of 1/64 from {low} to {high}, so chunk edges are exact \
+                     (got {}; the nearest is {nearest})",
                     self.tile_size
                 ),
             });
         }
         Ok(())
     }
+
+    /// [`ChunkLayout::validate`], and the layout's cost with `world`: a chunk may hold at most
+    /// [`limits::MAX_TREE_SPOTS`] tree spots (one per tree cell it touches), so wide chunks need
+    /// wider tree spacing.
+    ///
+    /// # Errors
+    /// The layout field out of range, or `trees.spacing` too small for chunks this wide.
+    pub fn validate_with(&self, world: &WorldSettings) -> Result<(), SettingsError> {
+        self.validate()?;
+        let trees = &world.trees;
+        let spots = (self.chunk_size() / trees.spacing + 2.0).powi(2);
+        // NaN spacing fails too.
+        let fits = spots <= limits::MAX_TREE_SPOTS;
+        if trees.enabled && !fits {
+            let least = self.chunk_size() / (limits::MAX_TREE_SPOTS.sqrt() - 2.0);
+            return Err(SettingsError {
+                field: "trees.spacing".to_owned(),
+                reason: format!(
+                    "with chunks {} units wide, must be at least {least} so a chunk has at most \
+                     {} tree spots (got {})",
+                    self.chunk_size(),
+                    limits::MAX_TREE_SPOTS,
+                    trees.spacing
+                ),
+            });
+        }
+        Ok(())
+    }
+}
+
+/// Why a chunk was not built.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ChunkError {
+    /// The layout is out of range, or too costly with the world's settings
+    /// ([`ChunkLayout::validate_with`]).
+    #[error("invalid chunk layout: {0}")]
+    Layout(#[source] SettingsError),
+    /// The build's cancel flag was set.
+    #[error("the chunk build was cancelled")]
+    Cancelled,
 }
 
 /// A built chunk: mesh data relative to [`ChunkData::origin`], and its trees.
@@ -162,20 +215,49 @@ pub struct ChunkData {
 /// most 3 cells out.
 const SITE_MARGIN: i64 = 3;
 
+/// Points of the density grid evaluated between two looks at the cancel flag.
+const CANCEL_BLOCK: usize = 4096;
+
 impl World {
     /// Builds chunk `coord`.
     ///
-    /// # Panics
-    /// If `layout` is out of range ([`ChunkLayout::validate`]).
-    #[must_use]
-    pub fn build_chunk(&self, coord: ChunkCoord, layout: &ChunkLayout) -> ChunkData {
-        if let Err(error) = layout.validate() {
-            panic!("invalid chunk layout: {error}");
-        }
+    /// # Errors
+    /// [`ChunkError::Layout`] if [`ChunkLayout::validate_with`] refuses `layout` for this world.
+    pub fn build_chunk(
+        &self,
+        coord: ChunkCoord,
+        layout: &ChunkLayout,
+    ) -> Result<ChunkData, ChunkError> {
+        self.build_chunk_cancellable(coord, layout, &AtomicBool::new(false))
+    }
+
+    /// [`World::build_chunk`] that stops early, within a few milliseconds, once `cancel` is set
+    /// (from another thread, say, when the chunk is no longer wanted).
+    ///
+    /// # Errors
+    /// [`ChunkError::Layout`] for a refused layout, [`ChunkError::Cancelled`] once `cancel` is
+    /// set.
+    pub fn build_chunk_cancellable(
+        &self,
+        coord: ChunkCoord,
+        layout: &ChunkLayout,
+        cancel: &AtomicBool,
+    ) -> Result<ChunkData, ChunkError> {
+        layout
+            .validate_with(self.settings())
+            .map_err(ChunkError::Layout)?;
+        let cancelled = || {
+            if cancel.load(Ordering::Relaxed) {
+                Err(ChunkError::Cancelled)
+            } else {
+                Ok(())
+            }
+        };
         let tiles = i64::from(layout.tiles);
         let ts = layout.tile_size;
         let first = [i64::from(coord.x) * tiles, i64::from(coord.z) * tiles];
         let origin = coord.origin(layout);
+        // Exact: grid indices times a multiple of 1/64, within 2^47.
         let world = |g: i64| g as f64 * ts;
 
         // Heights on the vertex grid plus a one-tile apron, for normals that match across edges.
@@ -198,7 +280,17 @@ impl World {
             SITE_MARGIN,
         );
         let mut density = vec![0.0; xs.len()];
-        self.density().values(&xs, &zs, &cache, &mut density);
+        for start in (0..xs.len()).step_by(CANCEL_BLOCK) {
+            cancelled()?;
+            let end = (start + CANCEL_BLOCK).min(xs.len());
+            self.density().values(
+                &xs[start..end],
+                &zs[start..end],
+                &cache,
+                &mut density[start..end],
+            );
+        }
+        cancelled()?;
         let height_scale = self.settings().terrain.height_scale;
         let height = |i: usize, j: usize| density[(j + 1) * side + i + 1] * height_scale;
 
@@ -221,6 +313,7 @@ impl World {
             min_height: f32::INFINITY,
             max_height: f32::NEG_INFINITY,
         };
+        cancelled()?;
         let normal_at = |i: usize, j: usize| {
             let k = vertex_index(i, j);
             let dx = (density[k - 1] - density[k + 1]) * height_scale;
@@ -299,66 +392,12 @@ impl World {
                 }
             }
         }
-        chunk
-    }
-
-    /// Samples many points with the batch paths, region sites from `cache`; the same bits as
-    /// [`World::sample`] at each point.
-    pub(crate) fn samples(&self, xs: &[f64], zs: &[f64], cache: &SiteCache) -> Vec<Sample> {
-        let mut density = vec![0.0; xs.len()];
-        self.density().values(xs, zs, cache, &mut density);
-        self.samples_with_density(xs, zs, &density, cache)
-    }
-
-    /// [`World::samples`] for points whose density is already known.
-    pub(crate) fn samples_with_density(
-        &self,
-        xs: &[f64],
-        zs: &[f64],
-        density: &[f64],
-        cache: &SiteCache,
-    ) -> Vec<Sample> {
-        let n = xs.len();
-        let mut heat = vec![0.0; n];
-        let mut wet = vec![0.0; n];
-        let mut wobbled = vec![[0.0; 2]; n];
-        self.batch_noise(xs, zs, &mut heat, &mut wet, &mut wobbled);
-        let pairs: Vec<_> = wobbled
-            .iter()
-            .map(|&[x, z]| cache.nearest_two(x, z))
-            .collect();
-        // A chunk touches a handful of regions: a short list beats hashing every lookup.
-        let mut biomes: Vec<(RegionId, usize)> = Vec::new();
-        for pair in &pairs {
-            for region in [pair.nearest, pair.second] {
-                if !biomes.iter().any(|&(r, _)| r == region) {
-                    biomes.push((region, self.region_biome_at(cache.site(region))));
-                }
-            }
-        }
-        let biome_of = |region: RegionId| {
-            biomes
-                .iter()
-                .find(|&&(r, _)| r == region)
-                .map(|&(_, biome)| biome)
-                .expect("every region of every pair was listed")
-        };
-        (0..n)
-            .map(|k| {
-                let noise = PointNoise {
-                    density: density[k],
-                    heat: heat[k],
-                    wet: wet[k],
-                    wobbled: wobbled[k],
-                };
-                self.finish(noise, pairs[k], biome_of)
-            })
-            .collect()
+        Ok(chunk)
     }
 }
 
 impl ChunkData {
-    fn push_vertex(&mut self, position: [f32; 3], normal: [f64; 3], sample: &Sample) {
+    fn push_vertex(&mut self, position: [f32; 3], normal: [f64; 3], sample: &crate::Sample) {
         self.min_height = self.min_height.min(position[1]);
         self.max_height = self.max_height.max(position[1]);
         self.positions.push(position);

@@ -7,7 +7,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::hash::{hash_cell, salt, unit};
 use crate::tutorial::fbm;
-use crate::world::{SiteCache, Surface, TreeSpecies, World, seed_offsets, smoothstep};
+use crate::world::{
+    SiteCache, Surface, TreeSpecies, World, clamp_coordinate, seed_offsets, smoothstep,
+};
 
 /// A tree in world space.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -59,8 +61,11 @@ const FOREST_SCALE: f64 = 0.006;
 
 impl World {
     /// Every tree standing in `[min.x, max.x) × [min.z, max.z)`, ordered by grid row then column.
+    /// The rectangle is first moved inside [`crate::world::limits::COORDINATE`]; the work grows
+    /// with its area over the tree spacing squared.
     #[must_use]
     pub fn trees_in_rect(&self, min: [f64; 2], max: [f64; 2]) -> Vec<Tree> {
+        let (min, max) = (min.map(clamp_coordinate), max.map(clamp_coordinate));
         let cache = SiteCache::covering(*self.regions(), min[0], min[1], max[0], max[1], 3);
         self.trees_in(min, max, &cache)
     }

@@ -20,6 +20,8 @@ mod nodes;
 pub use nodes::{cell_node, clamp_node, mix_node, simplex_node, warp_node};
 use rand_core::{RngCore, SeedableRng};
 
+use crate::batch::{FbmParams, WarpParams};
+
 /// The modulus of the Lehmer generator (2^31 - 1, a prime).
 const MODULUS: i64 = 2_147_483_647;
 /// The multiplier of the Lehmer generator (MINSTD).
@@ -263,19 +265,40 @@ pub fn domain_warp(
     frequency: f64,
     levels: u32,
 ) -> f64 {
-    let mut qx = 0.0;
-    let mut qy = 0.0;
-    if levels >= 1 {
-        qx = fbm4(simplex, x * frequency, y * frequency);
-        qy = fbm4(simplex, x * frequency + 5.2, y * frequency + 1.3);
-    }
-    if levels >= 2 {
-        let px = (x + strength * qx) * frequency;
-        let py = (y + strength * qy) * frequency;
-        qx = fbm4(simplex, px + 1.7, py + 9.2);
-        qy = fbm4(simplex, px + 8.3, py + 2.8);
-    }
+    let warp = WarpParams {
+        strength,
+        frequency,
+        levels,
+        fbm: FbmParams::default(),
+    };
+    let [qx, qy] = warp_offset(simplex, x, y, &warp);
     fbm4(simplex, x + strength * qx, y + strength * qy)
+}
+
+/// The push `q` of a domain warp at `(x, y)`: the pushed point is `(x, y) + strength * q`.
+/// `q` is 0 for level 0; for level 1 it is two fBm fields read at `(x, y) * frequency` (the
+/// second shifted by `(5.2, 1.3)`); level 2 reads two more at the level-1 point. This one piece
+/// serves [`domain_warp`], [`warp_node`], [`cell_blend`]'s border wobble and the density stack's
+/// warp; [`Simplex::warp_offset_points`] is its batch twin.
+#[must_use]
+pub fn warp_offset(simplex: &Simplex, x: f64, y: f64, warp: &WarpParams) -> [f64; 2] {
+    let field = |x: f64, y: f64| {
+        let p = warp.fbm;
+        fbm(simplex, x, y, p.octaves, p.persistence, p.lacunarity)
+    };
+    let mut q = [0.0, 0.0];
+    if warp.levels >= 1 {
+        q = [
+            field(x * warp.frequency, y * warp.frequency),
+            field(x * warp.frequency + 5.2, y * warp.frequency + 1.3),
+        ];
+    }
+    if warp.levels >= 2 {
+        let px = (x + warp.strength * q[0]) * warp.frequency;
+        let py = (y + warp.strength * q[1]) * warp.frequency;
+        q = [field(px + 1.7, py + 9.2), field(px + 8.3, py + 2.8)];
+    }
+    q
 }
 
 /// Folds noise at zero and flips it: sharp ridges where the noise crosses 0.
@@ -494,20 +517,12 @@ pub fn cell_blend(
     }
 }
 
-/// The lookup point of [`cell_blend`]: `(x, y)` pushed by `wobble` times two 3-octave fBm fields.
+/// The lookup point of [`cell_blend`]: `(x, y)` pushed by `wobble` times two 3-octave fBm fields
+/// (a level-1 [`warp_offset`]).
 #[must_use]
 pub fn wobble_point(simplex: &Simplex, x: f64, y: f64, wobble: f64, frequency: f64) -> [f64; 2] {
-    let wx = x + wobble * fbm(simplex, x * frequency, y * frequency, 3, 0.5, 2.0);
-    let wy = y + wobble
-        * fbm(
-            simplex,
-            x * frequency + 5.2,
-            y * frequency + 1.3,
-            3,
-            0.5,
-            2.0,
-        );
-    [wx, wy]
+    let [qx, qy] = warp_offset(simplex, x, y, &WarpParams::wobble(wobble, frequency));
+    [x + wobble * qx, y + wobble * qy]
 }
 
 #[cfg(test)]

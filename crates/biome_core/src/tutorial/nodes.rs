@@ -4,7 +4,8 @@
 //! For a stack that can be saved, edited in a panel and evaluated in batches, use
 //! [`crate::density::DensityNode`]; it gives the same bits.
 
-use super::{Simplex, fbm, js_max, js_min, nearest_two};
+use super::{Simplex, fbm, js_max, js_min, nearest_two, warp_offset};
+use crate::batch::WarpParams;
 
 /// Source node: fBm of `simplex` at `(x * scale, y * scale)`. The tutorial's default is 4 octaves.
 pub fn simplex_node(simplex: Simplex, scale: f64, octaves: u32) -> impl Fn(f64, f64) -> f64 {
@@ -18,11 +19,10 @@ pub fn warp_node(
     strength: f64,
     scale: f64,
 ) -> impl Fn(f64, f64) -> f64 {
+    let warp = WarpParams::wobble(strength, scale);
     move |x, y| {
-        input(
-            x + strength * fbm(&simplex, x * scale, y * scale, 3, 0.5, 2.0),
-            y + strength * fbm(&simplex, x * scale + 5.2, y * scale + 1.3, 3, 0.5, 2.0),
-        )
+        let [qx, qy] = warp_offset(&simplex, x, y, &warp);
+        input(x + strength * qx, y + strength * qy)
     }
 }
 

@@ -2,9 +2,9 @@
 //! position, height, climate, biome, region, surface and colour.
 //!
 //! Every answer is a pure function of the settings (seed included) and the position, so chunks
-//! built alone, in any order, on any thread, agree at their borders. Coordinates up to
-//! ±10,000,000 world units are exact and seamless: cell math runs in `i64` and `f64`, and the
-//! tests sample out there.
+//! built alone, in any order, on any thread, agree at their borders. The world spans
+//! [`limits::COORDINATE`] (±2^47 world units) on both axes: cell math runs in `i64` and `f64`
+//! and never overflows there, and a position beyond is read at the nearest point inside.
 
 mod regions;
 mod settings;
@@ -16,13 +16,29 @@ pub use settings::{
     SpeciesWeight, SurfaceSettings, TerrainSettings, TreeSettings, TreeSpecies, WorldSettings,
     limits,
 };
+pub(crate) use settings::{check_field, number_problem};
+
+use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::batch::{FbmParams, WarpParams};
 use crate::density::DensityField;
 use crate::tutorial::{
     Climate, Simplex, blend_weight, climate_at, climate_from_noise, fbm, pick_biome, wobble_point,
 };
+
+/// A world coordinate moved into [`limits::COORDINATE`]: points beyond are read at the nearest
+/// point inside, and NaN is read as 0, so no position can make an answer overflow or turn NaN.
+#[inline]
+#[must_use]
+pub(crate) fn clamp_coordinate(v: f64) -> f64 {
+    if v.is_nan() {
+        0.0
+    } else {
+        v.clamp(*limits::COORDINATE.start(), *limits::COORDINATE.end())
+    }
+}
 
 /// Seed offsets of the world's fields (the tutorial's climate uses `seed + 1` and `seed + 2`).
 pub mod seed_offsets {
@@ -143,7 +159,7 @@ impl World {
             snow: surface.snow_color.to_linear(),
         };
         Ok(Self {
-            density: DensityField::new(&settings.terrain.density, seed),
+            density: DensityField::compile(&settings.terrain.density, seed),
             heat: Simplex::new(seed + seed_offsets::HEAT),
             wet: Simplex::new(seed + seed_offsets::WET),
             wobble: Simplex::new(seed + seed_offsets::WOBBLE),
@@ -152,7 +168,7 @@ impl World {
                 seed + seed_offsets::SITES,
                 settings.regions.cell_size,
                 settings.regions.jitter,
-            ),
+            )?,
             palette,
             settings,
         })
@@ -177,14 +193,17 @@ impl World {
     }
 
     /// Height in world units at `(x, z)`; 0 is sea level. Cheaper than [`World::sample`].
+    /// Always finite and within [`limits::HEIGHT`].
     #[must_use]
     pub fn height_at(&self, x: f64, z: f64) -> f64 {
+        let (x, z) = (clamp_coordinate(x), clamp_coordinate(z));
         self.density.value(x, z, &self.regions) * self.settings.terrain.height_scale
     }
 
-    /// Everything about `(x, z)`.
+    /// Everything about `(x, z)`; every number in it is finite.
     #[must_use]
     pub fn sample(&self, x: f64, z: f64) -> Sample {
+        let (x, z) = (clamp_coordinate(x), clamp_coordinate(z));
         let climate_scale = self.settings.climate.scale;
         let regions = &self.settings.regions;
         let noise = PointNoise {
@@ -212,15 +231,16 @@ impl World {
     #[must_use]
     pub fn sample_points(&self, xs: &[f64], zs: &[f64]) -> Vec<Sample> {
         assert_eq!(xs.len(), zs.len(), "xs and zs must have the same length");
+        let xs: Vec<f64> = xs.iter().map(|&x| clamp_coordinate(x)).collect();
+        let zs: Vec<f64> = zs.iter().map(|&z| clamp_coordinate(z)).collect();
         let bounds = |values: &[f64]| {
             values
                 .iter()
-                .filter(|v| v.is_finite())
                 .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| {
                     (lo.min(v), hi.max(v))
                 })
         };
-        let ((x0, x1), (z0, z1)) = (bounds(xs), bounds(zs));
+        let ((x0, x1), (z0, z1)) = (bounds(&xs), bounds(&zs));
         // Wobbled lookups stray by up to a few wobble lengths; the cache falls back beyond it.
         let reach = self.settings.regions.wobble * 3.0;
         let cache = SiteCache::covering(
@@ -231,7 +251,7 @@ impl World {
             z1 + reach,
             3,
         );
-        self.samples(xs, zs, &cache)
+        self.samples(&xs, &zs, &cache)
     }
 
     /// The biome of `region`: the climate at its site picks it, as in the tutorial's Lab #4.
@@ -361,34 +381,144 @@ impl World {
         wet: &mut [f64],
         wobbled: &mut [[f64; 2]],
     ) {
-        use crate::batch::FbmParams;
         let params = FbmParams::octaves(3);
         let n = xs.len();
         let climate_scale = self.settings.climate.scale;
-        let mut ax: Vec<f64> = xs.iter().map(|x| x * climate_scale).collect();
-        let mut az: Vec<f64> = zs.iter().map(|z| z * climate_scale).collect();
+        let ax: Vec<f64> = xs.iter().map(|x| x * climate_scale).collect();
+        let az: Vec<f64> = zs.iter().map(|z| z * climate_scale).collect();
         self.heat.fbm_points(&ax, &az, params, heat);
         self.wet.fbm_points(&ax, &az, params, wet);
 
         let regions = &self.settings.regions;
         let mut qx = vec![0.0; n];
         let mut qz = vec![0.0; n];
-        for k in 0..n {
-            ax[k] = xs[k] * regions.wobble_scale;
-            az[k] = zs[k] * regions.wobble_scale;
-        }
-        self.wobble.fbm_points(&ax, &az, params, &mut qx);
-        for k in 0..n {
-            ax[k] = xs[k] * regions.wobble_scale + 5.2;
-            az[k] = zs[k] * regions.wobble_scale + 1.3;
-        }
-        self.wobble.fbm_points(&ax, &az, params, &mut qz);
+        let warp = WarpParams::wobble(regions.wobble, regions.wobble_scale);
+        self.wobble
+            .warp_offset_points(xs, zs, &warp, &mut qx, &mut qz);
         for k in 0..n {
             wobbled[k] = [
                 xs[k] + regions.wobble * qx[k],
                 zs[k] + regions.wobble * qz[k],
             ];
         }
+    }
+
+    /// Samples many points with the batch paths, region sites from `cache`; the same bits as
+    /// [`World::sample`] at each point (the points must lie in [`limits::COORDINATE`]).
+    pub(crate) fn samples(&self, xs: &[f64], zs: &[f64], cache: &SiteCache) -> Vec<Sample> {
+        let mut density = vec![0.0; xs.len()];
+        self.density().values(xs, zs, cache, &mut density);
+        self.samples_with_density(xs, zs, &density, cache)
+    }
+
+    /// [`World::samples`] for points whose density is already known.
+    pub(crate) fn samples_with_density(
+        &self,
+        xs: &[f64],
+        zs: &[f64],
+        density: &[f64],
+        cache: &SiteCache,
+    ) -> Vec<Sample> {
+        let n = xs.len();
+        let mut heat = vec![0.0; n];
+        let mut wet = vec![0.0; n];
+        let mut wobbled = vec![[0.0; 2]; n];
+        self.batch_noise(xs, zs, &mut heat, &mut wet, &mut wobbled);
+        let pairs: Vec<RegionPair> = wobbled
+            .iter()
+            .map(|&[x, z]| cache.nearest_two(x, z))
+            .collect();
+        let biomes = RegionBiomes::new(self, &pairs, cache);
+        (0..n)
+            .map(|k| {
+                let noise = PointNoise {
+                    density: density[k],
+                    heat: heat[k],
+                    wet: wet[k],
+                    wobbled: wobbled[k],
+                };
+                self.finish(noise, pairs[k], |region| biomes.get(region, cache))
+            })
+            .collect()
+    }
+
+    /// [`World::region_biome`] for many sites at once, with the batch paths: the same bits.
+    fn region_biomes_at(&self, sites: &[[f64; 2]]) -> Vec<usize> {
+        let n = sites.len();
+        let xs: Vec<f64> = sites.iter().map(|s| s[0]).collect();
+        let zs: Vec<f64> = sites.iter().map(|s| s[1]).collect();
+        let mut density = vec![0.0; n];
+        self.density.values(&xs, &zs, &self.regions, &mut density);
+        let scale = self.settings.climate.scale;
+        let ax: Vec<f64> = xs.iter().map(|x| x * scale).collect();
+        let az: Vec<f64> = zs.iter().map(|z| z * scale).collect();
+        let (mut heat, mut wet) = (vec![0.0; n], vec![0.0; n]);
+        self.heat
+            .fbm_points(&ax, &az, FbmParams::octaves(3), &mut heat);
+        self.wet
+            .fbm_points(&ax, &az, FbmParams::octaves(3), &mut wet);
+        let table = &self.settings.biomes;
+        (0..n)
+            .map(|k| {
+                let climate =
+                    climate_from_noise(heat[k], wet[k], density[k], self.settings.climate.chill);
+                pick_biome(
+                    climate.temperature,
+                    climate.moisture,
+                    &table.heat_limits,
+                    &table.wet_limits,
+                )
+            })
+            .collect()
+    }
+}
+
+/// The biomes of the regions a batch of points touches, each computed once: regions inside the
+/// site cache's rectangle sit in a slot per cell (one lookup per vertex, however many regions a
+/// chunk holds), the rare ones outside in a map.
+struct RegionBiomes {
+    slots: Vec<u16>,
+    outside: HashMap<RegionId, u16>,
+}
+
+impl RegionBiomes {
+    const UNSET: u16 = u16::MAX;
+
+    fn new(world: &World, pairs: &[RegionPair], cache: &SiteCache) -> Self {
+        let mut slots = vec![Self::UNSET; cache.cells()];
+        let mut outside = HashMap::new();
+        let mut todo: Vec<RegionId> = Vec::new();
+        for pair in pairs {
+            for region in [pair.nearest, pair.second] {
+                let fresh = match cache.index(region) {
+                    Some(i) => std::mem::replace(&mut slots[i], 0) == Self::UNSET,
+                    None => outside.insert(region, 0).is_none(),
+                };
+                if fresh {
+                    todo.push(region);
+                }
+            }
+        }
+        let sites: Vec<[f64; 2]> = todo.iter().map(|&r| cache.site(r)).collect();
+        for (region, biome) in todo.into_iter().zip(world.region_biomes_at(&sites)) {
+            // Validation caps the table at (8 + 1)² biomes, far below the sentinel.
+            let biome = biome as u16;
+            match cache.index(region) {
+                Some(i) => slots[i] = biome,
+                None => {
+                    outside.insert(region, biome);
+                }
+            }
+        }
+        Self { slots, outside }
+    }
+
+    fn get(&self, region: RegionId, cache: &SiteCache) -> usize {
+        let biome = match cache.index(region) {
+            Some(i) => self.slots[i],
+            None => self.outside[&region],
+        };
+        usize::from(biome)
     }
 }
 
@@ -434,10 +564,7 @@ mod tests {
     fn a_zero_beach_on_flat_sea_level_ground_has_finite_colours() {
         let mut settings = WorldSettings::default();
         settings.surface.beach = 0.0;
-        settings.terrain.density = crate::density::DensityNode::Constant {
-            value: 0.0,
-            enabled: true,
-        };
+        settings.terrain.density = crate::density::DensityNode::constant(0.0);
         let world = World::new(settings).unwrap();
         let sample = world.sample(3.0, 4.0);
         assert_eq!(sample.surface, Surface::Land);

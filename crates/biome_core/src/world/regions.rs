@@ -3,6 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::{SettingsError, clamp_coordinate, limits, number_problem};
 use crate::density::Sites;
 use crate::hash::{hash_cell, salt, unit};
 
@@ -45,14 +46,28 @@ pub struct RegionGrid {
 const MAX_RING: i64 = 3;
 
 impl RegionGrid {
-    /// The grid for `seed`, with cells `cell_size` wide and sites jittered by `jitter` (0 to 1).
-    #[must_use]
-    pub fn new(seed: i64, cell_size: f64, jitter: f64) -> Self {
-        Self {
+    /// The grid for `seed`, with cells `cell_size` wide and sites jittered by `jitter`.
+    ///
+    /// # Errors
+    /// A `cell_size` outside [`limits::CELL_SIZE`] or a `jitter` outside [`limits::JITTER`]
+    /// (named as in [`super::RegionSettings`]).
+    pub fn new(seed: i64, cell_size: f64, jitter: f64) -> Result<Self, SettingsError> {
+        for (field, value, range) in [
+            ("regions.cell_size", cell_size, limits::CELL_SIZE),
+            ("regions.jitter", jitter, limits::JITTER),
+        ] {
+            if let Some(reason) = number_problem(value, &range) {
+                return Err(SettingsError {
+                    field: field.to_owned(),
+                    reason,
+                });
+            }
+        }
+        Ok(Self {
             seed,
             cell_size,
             jitter,
-        }
+        })
     }
 
     /// Width of a cell, in world units.
@@ -83,7 +98,7 @@ impl RegionGrid {
 
     /// The two regions whose sites are nearest to `(x, z)`: exact, searching ring after ring of
     /// cells until no farther ring can hold a nearer site. Ties go to the smaller `(x, z)`.
-    /// A non-finite point gets its own cell twice, at NaN distance.
+    /// A point outside [`limits::COORDINATE`] (or NaN) is read where the world reads it.
     #[must_use]
     pub fn nearest_two(&self, x: f64, z: f64) -> RegionPair {
         self.nearest_two_with(x, z, |region| self.site(region))
@@ -97,15 +112,9 @@ impl RegionGrid {
         z: f64,
         site: impl Fn(RegionId) -> [f64; 2],
     ) -> RegionPair {
+        // Inside the world's square the cell indices stay far from i64's ends.
+        let (x, z) = (clamp_coordinate(x), clamp_coordinate(z));
         let home = self.cell_of(x, z);
-        if !(x.is_finite() && z.is_finite()) {
-            return RegionPair {
-                nearest: home,
-                second: home,
-                d1: f64::NAN,
-                d2: f64::NAN,
-            };
-        }
         let fx = x / self.cell_size - home.x as f64;
         let fz = z / self.cell_size - home.z as f64;
         let low = 0.5 - self.jitter / 2.0;
@@ -190,7 +199,10 @@ impl SiteCache {
         z1: f64,
         margin: i64,
     ) -> Self {
-        const MAX_CELLS: i64 = 1 << 16;
+        // Enough for the largest chunk over the smallest regions (256 tiles of 256 units, 8-unit
+        // cells, with margins): about 2 MiB of sites.
+        const MAX_CELLS: i64 = 1 << 17;
+        let [x0, z0, x1, z1] = [x0, z0, x1, z1].map(clamp_coordinate);
         let a = grid.cell_of(x0, z0);
         let b = grid.cell_of(x1, z1);
         let min = RegionId {
@@ -222,12 +234,24 @@ impl SiteCache {
     }
 
     pub(crate) fn site(&self, region: RegionId) -> [f64; 2] {
-        let (x, z) = (region.x - self.min.x, region.z - self.min.z);
-        if (0..self.width).contains(&x) && (0..self.height).contains(&z) {
-            self.sites[(z * self.width + x) as usize]
-        } else {
-            self.grid.site(region)
+        match self.index(region) {
+            Some(i) => self.sites[i],
+            None => self.grid.site(region),
         }
+    }
+
+    /// The number of cells cached.
+    pub(crate) fn cells(&self) -> usize {
+        self.sites.len()
+    }
+
+    /// Where `region`'s site sits in the cache, if it is cached.
+    #[inline]
+    pub(crate) fn index(&self, region: RegionId) -> Option<usize> {
+        let x = region.x.wrapping_sub(self.min.x);
+        let z = region.z.wrapping_sub(self.min.z);
+        ((0..self.width).contains(&x) && (0..self.height).contains(&z))
+            .then(|| (z * self.width + x) as usize)
     }
 
     pub(crate) fn nearest_two(&self, x: f64, z: f64) -> RegionPair {
@@ -276,7 +300,7 @@ mod tests {
     #[test]
     fn nearest_two_equals_brute_force_for_every_jitter() {
         for (seed, jitter) in [(1, 0.0), (2, 0.5), (3, 0.9), (4, 1.0)] {
-            let grid = RegionGrid::new(seed, 37.5, jitter);
+            let grid = RegionGrid::new(seed, 37.5, jitter).unwrap();
             let mut state = seed as u64;
             for _ in 0..4000 {
                 state = crate::hash::hash_cell(7, state as i64, 0, 0);
@@ -293,7 +317,7 @@ mod tests {
 
     #[test]
     fn sites_stay_inside_their_cells() {
-        let grid = RegionGrid::new(11, 100.0, 1.0);
+        let grid = RegionGrid::new(11, 100.0, 1.0).unwrap();
         for x in -20..20 {
             for z in -20..20 {
                 let region = RegionId { x, z };
@@ -305,7 +329,7 @@ mod tests {
 
     #[test]
     fn far_coordinates_are_exact_too() {
-        let grid = RegionGrid::new(5, 256.0, 1.0);
+        let grid = RegionGrid::new(5, 256.0, 1.0).unwrap();
         for &(x, z) in &[
             (1.0e7, -1.0e7),
             (-9_999_999.5, 9_999_123.25),
@@ -317,7 +341,7 @@ mod tests {
 
     #[test]
     fn cache_answers_like_the_grid_inside_and_outside() {
-        let grid = RegionGrid::new(8, 64.0, 0.8);
+        let grid = RegionGrid::new(8, 64.0, 0.8).unwrap();
         let cache = SiteCache::covering(grid, 0.0, 0.0, 128.0, 128.0, 1);
         for &(x, z) in &[(10.0, 10.0), (127.0, 3.0), (-500.0, 900.0)] {
             assert_eq!(cache.nearest_two(x, z), grid.nearest_two(x, z));
@@ -325,9 +349,29 @@ mod tests {
     }
 
     #[test]
-    fn non_finite_points_do_not_loop() {
-        let grid = RegionGrid::new(1, 10.0, 1.0);
-        assert!(grid.nearest_two(f64::NAN, 0.0).d1.is_nan());
-        assert!(grid.nearest_two(f64::INFINITY, 0.0).d2.is_nan());
+    fn far_and_non_finite_points_are_read_inside_the_world() {
+        let grid = RegionGrid::new(1, 8.0, 1.0).unwrap();
+        let edge = *limits::COORDINATE.end();
+        assert_eq!(grid.nearest_two(f64::NAN, 0.0), grid.nearest_two(0.0, 0.0));
+        assert_eq!(
+            grid.nearest_two(f64::INFINITY, 1e300),
+            grid.nearest_two(edge, edge)
+        );
+        assert_eq!(grid.nearest_two(-3e21, 5.0), grid.nearest_two(-edge, 5.0));
+        assert!(grid.nearest_two(edge, -edge).d2.is_finite());
+        let cache = SiteCache::covering(grid, -1e300, -1e300, 1e300, 1e300, 3);
+        assert_eq!(cache.nearest_two(1e300, 2.0), grid.nearest_two(edge, 2.0));
+    }
+
+    #[test]
+    fn bad_grids_are_refused_by_field() {
+        assert_eq!(
+            RegionGrid::new(1, 0.0, 0.5).unwrap_err().field,
+            "regions.cell_size"
+        );
+        assert_eq!(
+            RegionGrid::new(1, 64.0, f64::NAN).unwrap_err().field,
+            "regions.jitter"
+        );
     }
 }

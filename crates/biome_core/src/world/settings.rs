@@ -5,7 +5,7 @@ use std::ops::RangeInclusive;
 
 use serde::{Deserialize, Serialize};
 
-use crate::density::{DensityNode, Shape};
+use crate::density::{DensityNode, FieldValue, Shape};
 use crate::tutorial::BIOMES;
 
 /// The ranges [`WorldSettings::validate`] accepts, for sliders that must stay inside them.
@@ -38,6 +38,20 @@ pub mod limits {
     pub const CELL_RADIUS: RangeInclusive<f64> = 0.01..=100_000.0;
     /// Nodes in one density stack.
     pub const MAX_NODES: usize = 64;
+    /// What every node of a density stack may give, wherever it is sampled: validation bounds
+    /// each node's values from its inputs' (interval arithmetic), so a stack whose values could
+    /// leave this range is refused even when each of its fields is in range.
+    pub const DENSITY: RangeInclusive<f64> = -1.0e6..=1.0e6;
+    /// Terrain heights in world units (density times height scale): `f32` holds them to within
+    /// a sixteenth of a unit.
+    pub const HEIGHT: RangeInclusive<f64> = -1.0e6..=1.0e6;
+    /// World coordinates: every field is defined on `[-2^47, 2^47]` on both axes, where chunk
+    /// vertex positions (multiples of 1/64) are exact in `f64`. Points beyond are read at the
+    /// nearest point inside, and NaN is read as 0, so every answer is finite.
+    pub const COORDINATE: RangeInclusive<f64> = -140_737_488_355_328.0..=140_737_488_355_328.0;
+    /// The largest preset text [`super::WorldSettings::from_ron`] reads, in bytes (the default
+    /// preset is about 6 KB).
+    pub const MAX_PRESET_BYTES: usize = 1 << 20;
     /// Metres per density unit.
     pub const HEIGHT_SCALE: RangeInclusive<f64> = 0.01..=10_000.0;
     /// Climate frequency, 1 / world units.
@@ -66,6 +80,10 @@ pub mod limits {
     pub const BEACH: RangeInclusive<f64> = 0.0..=10.0;
     /// Temperature under which land is snow.
     pub const SNOW_TEMPERATURE: RangeInclusive<f64> = 0.0..=1.0;
+    /// Tree spots one chunk may hold (tree cells it touches): bounds a chunk's tree work and the
+    /// entities spawned for it. Checked with the chunk layout
+    /// ([`crate::ChunkLayout::validate_with`]).
+    pub const MAX_TREE_SPOTS: f64 = 16_384.0;
     /// Tree grid spacing, world units.
     pub const TREE_SPACING: RangeInclusive<f64> = 1.0..=1_000.0;
     /// Tree jitter: at most this, so trees keep `(1 - jitter) * spacing` apart.
@@ -290,75 +308,57 @@ pub struct WorldSettings {
     pub trees: TreeSettings,
 }
 
-fn constant(value: f64) -> DensityNode {
-    DensityNode::Constant {
-        value,
-        enabled: true,
-    }
-}
-
 impl Default for TerrainSettings {
     /// Continents with warped coasts and ridged mountain ranges that rise from the land.
     fn default() -> Self {
-        let continents = DensityNode::Warp {
-            input: Box::new(DensityNode::Fbm {
-                seed_offset: 0,
-                scale: 0.0005,
-                octaves: 7,
-                persistence: 0.5,
-                lacunarity: 2.0,
-                shape: Shape::Normal,
-                enabled: true,
-            }),
-            seed_offset: 10,
-            levels: 1,
-            strength: 260.0,
-            scale: 0.0009,
-            octaves: 3,
-            enabled: true,
-        };
-        let ranges = DensityNode::Clamp {
-            input: Box::new(DensityNode::fbm(11, 0.0016, 5, Shape::Ridged)),
-            low: 0.0,
-            high: 1.0,
-            enabled: true,
-        };
-        // A coarse copy of the continent noise keeps mountain ranges on land.
-        let inland = DensityNode::SmoothClamp {
-            input: Box::new(DensityNode::Multiply {
-                a: Box::new(DensityNode::fbm(0, 0.0005, 3, Shape::Normal)),
-                b: Box::new(constant(4.0)),
-                enabled: true,
-            }),
-            low: 0.0,
-            high: 1.0,
-            smoothness: 0.3,
-            enabled: true,
-        };
-        Self {
-            density: DensityNode::SmoothClamp {
-                input: Box::new(DensityNode::Add {
-                    a: Box::new(DensityNode::Multiply {
-                        a: Box::new(continents),
-                        b: Box::new(constant(1.6)),
-                        enabled: true,
-                    }),
-                    b: Box::new(DensityNode::Multiply {
-                        a: Box::new(DensityNode::Multiply {
-                            a: Box::new(ranges),
-                            b: Box::new(constant(0.6)),
-                            enabled: true,
-                        }),
-                        b: Box::new(inland),
-                        enabled: true,
-                    }),
-                    enabled: true,
-                }),
-                low: -0.45,
-                high: 1.4,
-                smoothness: 0.2,
-                enabled: true,
+        use crate::density::{Add, Clamp, Multiply, SmoothClamp, Warp};
+        let constant = DensityNode::constant;
+        let continents = DensityNode::new(
+            Warp {
+                seed_offset: 10,
+                levels: 1,
+                strength: 260.0,
+                scale: 0.0009,
+                octaves: 3,
             },
+            [DensityNode::fbm(0, 0.0005, 7, Shape::Normal)],
+        );
+        let ranges = DensityNode::new(
+            Clamp {
+                low: 0.0,
+                high: 1.0,
+            },
+            [DensityNode::fbm(11, 0.0016, 5, Shape::Ridged)],
+        );
+        // A coarse copy of the continent noise keeps mountain ranges on land.
+        let inland = DensityNode::new(
+            SmoothClamp {
+                low: 0.0,
+                high: 1.0,
+                smoothness: 0.3,
+            },
+            [DensityNode::new(
+                Multiply {},
+                [DensityNode::fbm(0, 0.0005, 3, Shape::Normal), constant(4.0)],
+            )],
+        );
+        let land = DensityNode::new(Multiply {}, [continents, constant(1.6)]);
+        let mountains = DensityNode::new(
+            Multiply {},
+            [
+                DensityNode::new(Multiply {}, [ranges, constant(0.6)]),
+                inland,
+            ],
+        );
+        Self {
+            density: DensityNode::new(
+                SmoothClamp {
+                    low: -0.45,
+                    high: 1.4,
+                    smoothness: 0.2,
+                },
+                [DensityNode::new(Add {}, [land, mountains])],
+            ),
             height_scale: 110.0,
         }
     }
@@ -483,7 +483,8 @@ impl Default for WorldSettings {
 }
 
 /// A setting outside the range it must lie in: which field, and why.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{field}: {reason}")]
 pub struct SettingsError {
     /// The field's path, like `regions.cell_size` or `terrain.density.a.input.octaves`.
     pub field: String,
@@ -491,38 +492,68 @@ pub struct SettingsError {
     pub reason: String,
 }
 
-impl fmt::Display for SettingsError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.field, self.reason)
-    }
-}
-
-impl std::error::Error for SettingsError {}
-
 /// Why a preset could not be loaded.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum PresetError {
     /// The text is not a valid RON `WorldSettings`.
-    Parse(ron::error::SpannedError),
+    #[error("not a valid preset: {0}")]
+    Parse(#[source] ron::error::SpannedError),
     /// It parsed, but a value is out of range.
-    Invalid(SettingsError),
+    #[error("invalid setting {0}")]
+    Invalid(#[source] SettingsError),
+    /// The text is longer than [`limits::MAX_PRESET_BYTES`].
+    #[error("a preset is at most {limit} bytes; this one has {bytes}")]
+    TooLarge {
+        /// The text's length.
+        bytes: usize,
+        /// [`limits::MAX_PRESET_BYTES`].
+        limit: usize,
+    },
 }
 
-impl fmt::Display for PresetError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            PresetError::Parse(error) => write!(f, "not a valid preset: {error}"),
-            PresetError::Invalid(error) => write!(f, "invalid setting {error}"),
-        }
-    }
+/// Why `value` is not a finite number in `range`, if it is not.
+pub(crate) fn number_problem(value: f64, range: &RangeInclusive<f64>) -> Option<String> {
+    (!(value.is_finite() && range.contains(&value))).then(|| {
+        format!(
+            "must be a number from {} to {} (got {value})",
+            range.start(),
+            range.end()
+        )
+    })
 }
 
-impl std::error::Error for PresetError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            PresetError::Parse(error) => Some(error),
-            PresetError::Invalid(error) => Some(error),
-        }
+/// Why `value` is not a whole number in `range`, if it is not.
+fn whole_problem<T: PartialOrd + fmt::Display>(
+    value: T,
+    range: &RangeInclusive<T>,
+) -> Option<String> {
+    (!range.contains(&value)).then(|| {
+        format!(
+            "must be a whole number from {} to {} (got {value})",
+            range.start(),
+            range.end()
+        )
+    })
+}
+
+/// Checks one field of a density operation against what it may be.
+pub(crate) fn check_field(field: String, value: &FieldValue<'_>) -> Result<(), SettingsError> {
+    let problem = match value {
+        FieldValue::Number { value, range, .. } => number_problem(**value, range),
+        FieldValue::Whole { value, range } => whole_problem(**value, range),
+        FieldValue::SeedOffset { value, range } => whole_problem(**value, range),
+        FieldValue::Choice { value, choices } => (**value as usize >= choices.len()).then(|| {
+            format!(
+                "must be a whole number from 0 to {} ({}) (got {value})",
+                choices.len() - 1,
+                choices.join(", ")
+            )
+        }),
+        FieldValue::Shape(_) => None,
+    };
+    match problem {
+        Some(reason) => Err(SettingsError { field, reason }),
+        None => Ok(()),
     }
 }
 
@@ -553,18 +584,7 @@ impl Check {
     }
 
     fn range(&self, name: &str, value: f64, range: &RangeInclusive<f64>) -> Checked {
-        if value.is_finite() && range.contains(&value) {
-            Ok(())
-        } else {
-            self.fail(
-                name,
-                format!(
-                    "must be a number from {} to {} (got {value})",
-                    range.start(),
-                    range.end()
-                ),
-            )
-        }
+        number_problem(value, range).map_or(Ok(()), |reason| self.fail(name, reason))
     }
 
     fn int_range<T: PartialOrd + fmt::Display>(
@@ -573,18 +593,7 @@ impl Check {
         value: T,
         range: &RangeInclusive<T>,
     ) -> Checked {
-        if range.contains(&value) {
-            Ok(())
-        } else {
-            self.fail(
-                name,
-                format!(
-                    "must be a whole number from {} to {} (got {value})",
-                    range.start(),
-                    range.end()
-                ),
-            )
-        }
+        whole_problem(value, range).map_or(Ok(()), |reason| self.fail(name, reason))
     }
 
     fn nested(&mut self, name: &str, inner: impl FnOnce(&mut Self) -> Checked) -> Checked {
@@ -616,61 +625,6 @@ impl Check {
         }
         Ok(())
     }
-
-    fn density(&mut self, node: &DensityNode) -> Checked {
-        use limits::{
-            CELL_RADIUS, LACUNARITY, MIX_AMOUNT, NODE_VALUE, OCTAVES, PERSISTENCE, SCALE,
-            SEED_OFFSET, SMOOTHNESS, WARP_LEVELS, WARP_STRENGTH,
-        };
-        match *node {
-            DensityNode::Constant { value, .. } => self.range("value", value, &NODE_VALUE)?,
-            DensityNode::Fbm {
-                seed_offset,
-                scale,
-                octaves,
-                persistence,
-                lacunarity,
-                ..
-            } => {
-                self.int_range("seed_offset", seed_offset, &SEED_OFFSET)?;
-                self.range("scale", scale, &SCALE)?;
-                self.int_range("octaves", octaves, &OCTAVES)?;
-                self.range("persistence", persistence, &PERSISTENCE)?;
-                self.range("lacunarity", lacunarity, &LACUNARITY)?;
-            }
-            DensityNode::Cell { radius, .. } => self.range("radius", radius, &CELL_RADIUS)?,
-            DensityNode::Warp {
-                seed_offset,
-                levels,
-                strength,
-                scale,
-                octaves,
-                ..
-            } => {
-                self.int_range("seed_offset", seed_offset, &SEED_OFFSET)?;
-                self.int_range("levels", levels, &WARP_LEVELS)?;
-                self.range("strength", strength, &WARP_STRENGTH)?;
-                self.range("scale", scale, &SCALE)?;
-                self.int_range("octaves", octaves, &OCTAVES)?;
-            }
-            DensityNode::Clamp { low, high, .. } | DensityNode::SmoothClamp { low, high, .. } => {
-                self.range("low", low, &NODE_VALUE)?;
-                self.range("high", high, &NODE_VALUE)?;
-                if low > high {
-                    return self.fail("low", format!("must not exceed high ({low} > {high})"));
-                }
-                if let DensityNode::SmoothClamp { smoothness, .. } = *node {
-                    self.range("smoothness", smoothness, &SMOOTHNESS)?;
-                }
-            }
-            DensityNode::Mix { amount, .. } => self.range("amount", amount, &MIX_AMOUNT)?,
-            DensityNode::Abs { .. } | DensityNode::Add { .. } | DensityNode::Multiply { .. } => {}
-        }
-        for (name, input) in node.inputs() {
-            self.nested(name, |check| check.density(input))?;
-        }
-        Ok(())
-    }
 }
 
 impl WorldSettings {
@@ -683,23 +637,24 @@ impl WorldSettings {
     pub fn validate(&self) -> Result<(), SettingsError> {
         let mut check = Check { path: Vec::new() };
         check.int_range("seed", self.seed, &limits::SEED)?;
+        let density = self.terrain.density.check_at("terrain.density")?;
         check.nested("terrain", |check| {
-            let nodes = self.terrain.density.walk().len();
-            if nodes > limits::MAX_NODES {
+            let scale = self.terrain.height_scale;
+            check.range("height_scale", scale, &limits::HEIGHT_SCALE)?;
+            let reach = density.magnitude() * scale;
+            let most = *limits::HEIGHT.end();
+            if reach > most {
                 return check.fail(
-                    "density",
+                    "height_scale",
                     format!(
-                        "must have at most {} nodes (got {nodes})",
-                        limits::MAX_NODES
+                        "the density stack reaches ±{:e}, so heights would reach ±{reach:e} \
+                         world units; keep them within ±{most:e} (height_scale at most {:e})",
+                        density.magnitude(),
+                        most / density.magnitude()
                     ),
                 );
             }
-            check.nested("density", |check| check.density(&self.terrain.density))?;
-            check.range(
-                "height_scale",
-                self.terrain.height_scale,
-                &limits::HEIGHT_SCALE,
-            )
+            Ok(())
         })?;
         check.nested("climate", |check| {
             check.range("scale", self.climate.scale, &limits::CLIMATE_SCALE)?;
@@ -747,25 +702,45 @@ impl WorldSettings {
     /// Reads settings from RON and validates them. Fields left out take their defaults.
     ///
     /// # Errors
+    /// [`PresetError::TooLarge`] for text over [`limits::MAX_PRESET_BYTES`],
     /// [`PresetError::Parse`] for text that is not a `WorldSettings` (unknown fields included),
     /// [`PresetError::Invalid`] for a value out of range.
     pub fn from_ron(text: &str) -> Result<Self, PresetError> {
-        let settings: Self = ron::from_str(text).map_err(PresetError::Parse)?;
+        if text.len() > limits::MAX_PRESET_BYTES {
+            return Err(PresetError::TooLarge {
+                bytes: text.len(),
+                limit: limits::MAX_PRESET_BYTES,
+            });
+        }
+        let settings: Self = ron_options().from_str(text).map_err(PresetError::Parse)?;
         settings.validate().map_err(PresetError::Invalid)?;
         Ok(settings)
     }
 
-    /// The settings as pretty RON, the preset format under `assets/presets/`.
+    /// The settings as pretty RON, the preset format under `assets/presets/`. Only valid
+    /// settings are written, so every preset written loads again.
+    ///
+    /// # Errors
+    /// The first setting out of range ([`WorldSettings::validate`]).
     ///
     /// # Panics
-    /// Never in practice: every field serializes to RON.
-    #[must_use]
-    pub fn to_ron(&self) -> String {
+    /// Never: valid settings always serialize.
+    pub fn to_ron(&self) -> Result<String, SettingsError> {
+        self.validate()?;
         let config = ron::ser::PrettyConfig::new()
             .depth_limit(12)
             .indentor("  ".to_owned());
-        ron::ser::to_string_pretty(self, config).expect("WorldSettings always serializes")
+        Ok(ron_options()
+            .to_string_pretty(self, config)
+            .expect("valid settings always serialize"))
     }
+}
+
+/// RON's settings for presets: deep enough for the deepest density stack validation accepts
+/// ([`limits::MAX_NODES`] nodes in a chain; RON counts a few levels per node), and no deeper, so a
+/// hostile preset cannot exhaust the stack.
+fn ron_options() -> ron::Options {
+    ron::Options::default().with_recursion_limit(4 * limits::MAX_NODES + 32)
 }
 
 impl BiomeTable {
