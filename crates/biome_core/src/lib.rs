@@ -26,6 +26,7 @@ pub mod batch;
 pub mod chunk;
 pub mod density;
 mod hash;
+mod scratch;
 pub mod trees;
 pub mod tutorial;
 pub mod world;

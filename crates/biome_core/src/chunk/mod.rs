@@ -10,6 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde::{Deserialize, Serialize};
 
+use crate::scratch::Scratch;
 use crate::trees::TreeInstance;
 use crate::world::{SettingsError, SiteCache, World, WorldSettings, limits};
 
@@ -262,14 +263,9 @@ impl World {
 
         // Heights on the vertex grid plus a one-tile apron, for normals that match across edges.
         let side = tiles as usize + 3;
-        let mut xs = Vec::with_capacity(side * side);
-        let mut zs = Vec::with_capacity(side * side);
-        for j in -1..=tiles + 1 {
-            for i in -1..=tiles + 1 {
-                xs.push(world(first[0] + i));
-                zs.push(world(first[1] + j));
-            }
-        }
+        let grid = |offset: usize| (-1..=tiles + 1).map(move |g| world(first[offset] + g));
+        let xs = Scratch::collect((-1..=tiles + 1).flat_map(|_| grid(0)));
+        let zs = Scratch::collect(grid(1).flat_map(|z| std::iter::repeat_n(z, side)));
         let (min, max) = (origin, [world(first[0] + tiles), world(first[1] + tiles)]);
         let cache = SiteCache::covering(
             *self.regions(),
@@ -279,7 +275,7 @@ impl World {
             max[1] + ts,
             SITE_MARGIN,
         );
-        let mut density = vec![0.0; xs.len()];
+        let mut density = Scratch::zeroed(xs.len());
         for start in (0..xs.len()).step_by(CANCEL_BLOCK) {
             cancelled()?;
             let end = (start + CANCEL_BLOCK).min(xs.len());
@@ -296,15 +292,19 @@ impl World {
 
         let verts = tiles as usize + 1;
         let vertex_index = |i: usize, j: usize| (j + 1) * side + i + 1;
+        let vertex_count = match layout.style {
+            MeshStyle::Smooth => verts * verts,
+            MeshStyle::FlatTiles => 4 * (tiles * tiles) as usize,
+        };
         let mut chunk = ChunkData {
             coord,
             layout: *layout,
             origin,
-            positions: Vec::new(),
-            normals: Vec::new(),
-            colors: Vec::new(),
-            indices: Vec::new(),
-            biomes: Vec::new(),
+            positions: Vec::with_capacity(vertex_count),
+            normals: Vec::with_capacity(vertex_count),
+            colors: Vec::with_capacity(vertex_count),
+            indices: Vec::with_capacity(6 * (tiles * tiles) as usize),
+            biomes: Vec::with_capacity(vertex_count),
             trees: self
                 .trees_in(min, max, &cache)
                 .into_iter()
@@ -323,27 +323,22 @@ impl World {
 
         match layout.style {
             MeshStyle::Smooth => {
-                let picks: Vec<usize> = (0..verts)
-                    .flat_map(|j| (0..verts).map(move |i| vertex_index(i, j)))
-                    .collect();
-                let vx: Vec<f64> = picks.iter().map(|&k| xs[k]).collect();
-                let vz: Vec<f64> = picks.iter().map(|&k| zs[k]).collect();
-                let vd: Vec<f64> = picks.iter().map(|&k| density[k]).collect();
-                let samples = self.samples_with_density(&vx, &vz, &vd, &cache);
-                for j in 0..verts {
-                    for i in 0..verts {
-                        let sample = &samples[j * verts + i];
-                        chunk.push_vertex(
-                            [
-                                (i as f64 * ts) as f32,
-                                height(i, j) as f32,
-                                (j as f64 * ts) as f32,
-                            ],
-                            normal_at(i, j),
-                            sample,
-                        );
-                    }
-                }
+                let picks = || (0..verts).flat_map(|j| (0..verts).map(move |i| vertex_index(i, j)));
+                let vx = Scratch::collect(picks().map(|k| xs[k]));
+                let vz = Scratch::collect(picks().map(|k| zs[k]));
+                let vd = Scratch::collect(picks().map(|k| density[k]));
+                self.visit_samples(&vx, &vz, &vd, &cache, |k, sample| {
+                    let (i, j) = (k % verts, k / verts);
+                    chunk.push_vertex(
+                        [
+                            (i as f64 * ts) as f32,
+                            height(i, j) as f32,
+                            (j as f64 * ts) as f32,
+                        ],
+                        normal_at(i, j),
+                        &sample,
+                    );
+                });
                 let row = verts as u32;
                 for j in 0..tiles as u32 {
                     for i in 0..tiles as u32 {
@@ -357,39 +352,35 @@ impl World {
             }
             MeshStyle::FlatTiles => {
                 let n = tiles as usize;
-                let cx: Vec<f64> = (0..n * n)
-                    .map(|k| world(first[0] + (k % n) as i64) + ts / 2.0)
-                    .collect();
-                let cz: Vec<f64> = (0..n * n)
-                    .map(|k| world(first[1] + (k / n) as i64) + ts / 2.0)
-                    .collect();
-                let samples = self.samples(&cx, &cz, &cache);
-                for j in 0..n {
-                    for i in 0..n {
-                        let corners = [(i, j), (i + 1, j), (i, j + 1), (i + 1, j + 1)];
-                        let p = corners.map(|(a, b)| [a as f64 * ts, height(a, b), b as f64 * ts]);
-                        // Cross of the diagonals: the tile's average upward normal.
-                        let d1 = sub(p[3], p[0]);
-                        let d2 = sub(p[2], p[1]);
-                        let normal = normalize(cross(d2, d1));
-                        let base = chunk.positions.len() as u32;
-                        for corner in p {
-                            chunk.push_vertex(
-                                corner.map(|v| v as f32),
-                                normal,
-                                &samples[j * n + i],
-                            );
-                        }
-                        chunk.indices.extend_from_slice(&[
-                            base,
-                            base + 2,
-                            base + 1,
-                            base + 1,
-                            base + 2,
-                            base + 3,
-                        ]);
+                let cx = Scratch::collect(
+                    (0..n * n).map(|k| world(first[0] + (k % n) as i64) + ts / 2.0),
+                );
+                let cz = Scratch::collect(
+                    (0..n * n).map(|k| world(first[1] + (k / n) as i64) + ts / 2.0),
+                );
+                let mut centre_density = Scratch::zeroed(cx.len());
+                self.density().values(&cx, &cz, &cache, &mut centre_density);
+                self.visit_samples(&cx, &cz, &centre_density, &cache, |k, sample| {
+                    let (i, j) = (k % n, k / n);
+                    let corners = [(i, j), (i + 1, j), (i, j + 1), (i + 1, j + 1)];
+                    let p = corners.map(|(a, b)| [a as f64 * ts, height(a, b), b as f64 * ts]);
+                    // Cross of the diagonals: the tile's average upward normal.
+                    let d1 = sub(p[3], p[0]);
+                    let d2 = sub(p[2], p[1]);
+                    let normal = normalize(cross(d2, d1));
+                    let base = chunk.positions.len() as u32;
+                    for corner in p {
+                        chunk.push_vertex(corner.map(|v| v as f32), normal, &sample);
                     }
-                }
+                    chunk.indices.extend_from_slice(&[
+                        base,
+                        base + 2,
+                        base + 1,
+                        base + 1,
+                        base + 2,
+                        base + 3,
+                    ]);
+                });
             }
         }
         Ok(chunk)

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use super::field::{Evaluate, Inputs, NoiseTables};
 use super::{Interval, Shape};
 use crate::batch::{FbmParams, WarpParams};
+use crate::scratch::Scratch;
 use crate::tutorial::{Simplex, fbm, js_max, js_min, warp_offset};
 use crate::world::limits;
 
@@ -432,8 +433,8 @@ impl Evaluate for FbmKernel {
     }
 
     fn values(&self, xs: &[f64], zs: &[f64], _: &Inputs<'_>, out: &mut [f64]) {
-        let sx: Vec<f64> = xs.iter().map(|x| x * self.scale).collect();
-        let sz: Vec<f64> = zs.iter().map(|z| z * self.scale).collect();
+        let sx = Scratch::collect(xs.iter().map(|x| x * self.scale));
+        let sz = Scratch::collect(zs.iter().map(|z| z * self.scale));
         self.noise.fbm_points(&sx, &sz, self.params, out);
         if self.shape != Shape::Normal {
             out.iter_mut().for_each(|v| *v = self.shape.apply(*v));
@@ -596,8 +597,8 @@ impl Evaluate for WarpKernel {
         if self.warp.levels == 0 {
             return inputs.values(0, xs, zs, out);
         }
-        let mut qx = vec![0.0; xs.len()];
-        let mut qz = vec![0.0; xs.len()];
+        let mut qx = Scratch::zeroed(xs.len());
+        let mut qz = Scratch::zeroed(xs.len());
         self.noise
             .warp_offset_points(xs, zs, &self.warp, &mut qx, &mut qz);
         let strength = self.warp.strength;
@@ -644,9 +645,9 @@ impl<T: Binary> Evaluate for Combine<T> {
 
     fn values(&self, xs: &[f64], zs: &[f64], inputs: &Inputs<'_>, out: &mut [f64]) {
         inputs.values(0, xs, zs, out);
-        let mut other = vec![0.0; xs.len()];
+        let mut other = Scratch::zeroed(xs.len());
         inputs.values(1, xs, zs, &mut other);
-        for (v, b) in out.iter_mut().zip(other) {
+        for (v, &b) in out.iter_mut().zip(other.iter()) {
             *v = self.0.apply(*v, b);
         }
     }

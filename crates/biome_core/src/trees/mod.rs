@@ -6,9 +6,11 @@
 use serde::{Deserialize, Serialize};
 
 use crate::hash::{hash_cell, salt, unit};
-use crate::tutorial::fbm;
+use crate::scratch::Scratch;
+use crate::tutorial::{blend_weight, fbm};
 use crate::world::{
-    SiteCache, Surface, TreeSpecies, World, clamp_coordinate, seed_offsets, smoothstep,
+    NearestTwoRun, RegionBiomes, SiteCache, Surface, TreeSpecies, World, clamp_coordinate,
+    seed_offsets, smoothstep,
 };
 
 /// A tree in world space.
@@ -124,50 +126,65 @@ impl World {
             }
         }
 
+        // The biome comes from the wobbled spot alone: spots their biome would leave bare go
+        // before any terrain is sampled. Near a border, trees come from either region in the
+        // colour's proportion.
+        let [wx, wz] = self.wobbled_points(
+            &Scratch::collect(spots.iter().map(|s| s.x)),
+            &Scratch::collect(spots.iter().map(|s| s.z)),
+        );
+        let mut regions = RegionBiomes::new(cache);
+        let blend_width = settings.regions.blend_width;
+        let mut chosen = Vec::with_capacity(spots.len());
+        let mut nearest = NearestTwoRun::new(cache);
+        for (k, spot) in spots.iter().enumerate() {
+            let pair = nearest.nearest_two(wx[k], wz[k]);
+            let draw = hash_cell(seed, spot.cx, spot.cz, salt::TREE_SPECIES);
+            let region = if unit(draw) < blend_weight(pair.d1, pair.d2, blend_width) {
+                pair.nearest
+            } else {
+                pair.second
+            };
+            let biome = &biomes[regions.get(self, region, cache)];
+            if spot.keep < biome.tree_density * spot.clump {
+                chosen.push((spot, biome, draw));
+            }
+        }
+
         // Height and slope: one batch for each spot and its two neighbours.
-        let mut xs = Vec::with_capacity(3 * spots.len());
-        let mut zs = Vec::with_capacity(3 * spots.len());
-        for spot in &spots {
+        let mut xs = Vec::with_capacity(3 * chosen.len());
+        let mut zs = Vec::with_capacity(3 * chosen.len());
+        for (spot, ..) in &chosen {
             xs.extend_from_slice(&[spot.x, spot.x + SLOPE_STEP, spot.x]);
             zs.extend_from_slice(&[spot.z, spot.z, spot.z + SLOPE_STEP]);
         }
-        let mut density = vec![0.0; xs.len()];
+        let mut density = Scratch::zeroed(xs.len());
         self.density().values(&xs, &zs, cache, &mut density);
         let height_scale = settings.terrain.height_scale;
         let max_gradient = trees.max_slope_degrees.to_radians().tan();
         let beach = settings.surface.beach;
-        let mut dry = Vec::with_capacity(spots.len());
-        for (k, spot) in spots.iter().enumerate() {
+        let mut dry = Vec::with_capacity(chosen.len());
+        for (k, &choice) in chosen.iter().enumerate() {
             let here = density[3 * k];
             let gx = (density[3 * k + 1] - here) * height_scale / SLOPE_STEP;
             let gz = (density[3 * k + 2] - here) * height_scale / SLOPE_STEP;
             // Water and beach come from height alone; steep ground is left bare.
             if here >= beach && (gx * gx + gz * gz).sqrt() <= max_gradient {
-                dry.push((spot, here));
+                dry.push((choice, here));
             }
         }
 
-        let spot_x: Vec<f64> = dry.iter().map(|(s, _)| s.x).collect();
-        let spot_z: Vec<f64> = dry.iter().map(|(s, _)| s.z).collect();
-        let spot_density: Vec<f64> = dry.iter().map(|&(_, d)| d).collect();
-        let samples = self.samples_with_density(&spot_x, &spot_z, &spot_density, cache);
+        let temperature = self.temperatures(
+            &Scratch::collect(dry.iter().map(|((s, ..), _)| s.x)),
+            &Scratch::collect(dry.iter().map(|((s, ..), _)| s.z)),
+            &Scratch::collect(dry.iter().map(|&(_, d)| d)),
+        );
         let mut out = Vec::new();
-        for (&(spot, _), sample) in dry.iter().zip(&samples) {
-            let draw = hash_cell(seed, spot.cx, spot.cz, salt::TREE_SPECIES);
-            // Near a border, trees come from either region in the colour's proportion.
-            let biome = if unit(draw) < sample.blend {
-                sample.biome
-            } else {
-                sample.second_biome
-            };
-            let biome = &biomes[biome];
-            if spot.keep >= biome.tree_density * spot.clump {
-                continue;
-            }
+        for (&((spot, biome, draw), here), &temperature) in dry.iter().zip(temperature.iter()) {
             let Some(species) = pick_species(&biome.trees, unit(draw.rotate_left(32))) else {
                 continue;
             };
-            let species = match (sample.surface, species) {
+            let species = match (self.surface(here, temperature), species) {
                 (Surface::Snow, TreeSpecies::Conifer | TreeSpecies::SnowyConifer) => {
                     TreeSpecies::SnowyConifer
                 }
@@ -176,7 +193,7 @@ impl World {
             };
             let shape = hash_cell(seed, spot.cx, spot.cz, salt::TREE_SHAPE);
             out.push(Tree {
-                position: [spot.x, sample.height, spot.z],
+                position: [spot.x, here * height_scale, spot.z],
                 species,
                 scale: (trees.min_scale + (trees.max_scale - trees.min_scale) * unit(shape)) as f32,
                 yaw: (unit(shape.rotate_left(32)) * std::f64::consts::TAU) as f32,

@@ -9,7 +9,7 @@
 mod regions;
 mod settings;
 
-pub(crate) use regions::SiteCache;
+pub(crate) use regions::{NearestTwoRun, SiteCache};
 pub use regions::{RegionGrid, RegionId, RegionPair};
 pub use settings::{
     Biome, BiomeTable, ClimateSettings, PresetError, RegionSettings, Rgb, SettingsError,
@@ -24,6 +24,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::batch::{FbmParams, WarpParams};
 use crate::density::DensityField;
+use crate::scratch::Scratch;
 use crate::tutorial::{
     Climate, Simplex, blend_weight, climate_at, climate_from_noise, fbm, pick_biome, wobble_point,
 };
@@ -127,14 +128,13 @@ pub struct World {
     palette: Palette,
 }
 
-/// What a point needs besides its position to be finished into a [`Sample`]: the noise values
+/// What a point needs besides its regions to be finished into a [`Sample`]: the noise values
 /// the batch paths compute for many points at once.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct PointNoise {
     pub(crate) density: f64,
     pub(crate) heat: f64,
     pub(crate) wet: f64,
-    pub(crate) wobbled: [f64; 2],
 }
 
 impl World {
@@ -217,10 +217,11 @@ impl World {
                 2.0,
             ),
             wet: fbm(&self.wet, x * climate_scale, z * climate_scale, 3, 0.5, 2.0),
-            wobbled: wobble_point(&self.wobble, x, z, regions.wobble, regions.wobble_scale),
         };
-        let pair = self.regions.nearest_two(noise.wobbled[0], noise.wobbled[1]);
-        self.finish(noise, pair, |region| self.region_biome(region))
+        let [wx, wz] = wobble_point(&self.wobble, x, z, regions.wobble, regions.wobble_scale);
+        let pair = self.regions.nearest_two(wx, wz);
+        let biomes = [pair.nearest, pair.second].map(|region| self.region_biome(region));
+        self.finish(noise, pair, biomes)
     }
 
     /// [`World::sample`] at every `(xs[k], zs[k])`, with the batch (SIMD) paths and one cache of
@@ -280,14 +281,13 @@ impl World {
         )
     }
 
-    /// Turns one point's noise and its two nearest regions into a [`Sample`], with region biomes
-    /// from `region_biome` (a cache, say). Shared by [`World::sample`] and the chunk builder so
-    /// both give the same bits.
+    /// Turns one point's noise, its two nearest regions and their biomes into a [`Sample`].
+    /// Shared by [`World::sample`] and the batch paths so both give the same bits.
     pub(crate) fn finish(
         &self,
         noise: PointNoise,
         pair: RegionPair,
-        region_biome: impl Fn(RegionId) -> usize,
+        [biome, second_biome]: [usize; 2],
     ) -> Sample {
         let climate = climate_from_noise(
             noise.heat,
@@ -295,8 +295,6 @@ impl World {
             noise.density,
             self.settings.climate.chill,
         );
-        let biome = region_biome(pair.nearest);
-        let second_biome = region_biome(pair.second);
         let blend = blend_weight(pair.d1, pair.d2, self.settings.regions.blend_width);
         let surface = self.surface(noise.density, climate.temperature);
         Sample {
@@ -320,7 +318,7 @@ impl World {
         }
     }
 
-    fn surface(&self, density: f64, temperature: f64) -> Surface {
+    pub(crate) fn surface(&self, density: f64, temperature: f64) -> Surface {
         let s = &self.settings.surface;
         if density < s.deep_water {
             Surface::DeepWater
@@ -371,42 +369,56 @@ impl World {
         [rgb[0] as f32, rgb[1] as f32, rgb[2] as f32, 1.0]
     }
 
-    /// The climate and wobble noise of many points, with the batch paths: writes the heat and
-    /// moisture fBm and the wobbled lookup points for every `(xs[k], zs[k])`.
-    pub(crate) fn batch_noise(
-        &self,
-        xs: &[f64],
-        zs: &[f64],
-        heat: &mut [f64],
-        wet: &mut [f64],
-        wobbled: &mut [[f64; 2]],
-    ) {
+    /// The climate and wobble noise of many points, with the batch paths.
+    fn batch_noise(&self, xs: &[f64], zs: &[f64]) -> BatchNoise {
         let params = FbmParams::octaves(3);
-        let n = xs.len();
         let climate_scale = self.settings.climate.scale;
-        let ax: Vec<f64> = xs.iter().map(|x| x * climate_scale).collect();
-        let az: Vec<f64> = zs.iter().map(|z| z * climate_scale).collect();
-        self.heat.fbm_points(&ax, &az, params, heat);
-        self.wet.fbm_points(&ax, &az, params, wet);
+        let ax = Scratch::collect(xs.iter().map(|x| x * climate_scale));
+        let az = Scratch::collect(zs.iter().map(|z| z * climate_scale));
+        let mut heat = Scratch::zeroed(xs.len());
+        let mut wet = Scratch::zeroed(xs.len());
+        self.heat.fbm_points(&ax, &az, params, &mut heat);
+        self.wet.fbm_points(&ax, &az, params, &mut wet);
+        let [wx, wz] = self.wobbled_points(xs, zs);
+        BatchNoise { heat, wet, wx, wz }
+    }
 
+    /// The points region lookups read: every `(xs[k], zs[k])` pushed by the border wobble
+    /// ([`wobble_point`], with the batch paths).
+    pub(crate) fn wobbled_points(&self, xs: &[f64], zs: &[f64]) -> [Scratch; 2] {
         let regions = &self.settings.regions;
-        let mut qx = vec![0.0; n];
-        let mut qz = vec![0.0; n];
         let warp = WarpParams::wobble(regions.wobble, regions.wobble_scale);
+        let mut wx = Scratch::zeroed(xs.len());
+        let mut wz = Scratch::zeroed(xs.len());
         self.wobble
-            .warp_offset_points(xs, zs, &warp, &mut qx, &mut qz);
-        for k in 0..n {
-            wobbled[k] = [
-                xs[k] + regions.wobble * qx[k],
-                zs[k] + regions.wobble * qz[k],
-            ];
+            .warp_offset_points(xs, zs, &warp, &mut wx, &mut wz);
+        for k in 0..xs.len() {
+            wx[k] = xs[k] + regions.wobble * wx[k];
+            wz[k] = zs[k] + regions.wobble * wz[k];
         }
+        [wx, wz]
+    }
+
+    /// The temperature ([`Climate::temperature`] of [`World::sample`]) at every
+    /// `(xs[k], zs[k])` whose density is `density[k]`, with the batch paths.
+    pub(crate) fn temperatures(&self, xs: &[f64], zs: &[f64], density: &[f64]) -> Scratch {
+        let climate_scale = self.settings.climate.scale;
+        let ax = Scratch::collect(xs.iter().map(|x| x * climate_scale));
+        let az = Scratch::collect(zs.iter().map(|z| z * climate_scale));
+        let mut heat = Scratch::zeroed(xs.len());
+        self.heat
+            .fbm_points(&ax, &az, FbmParams::octaves(3), &mut heat);
+        for (h, &d) in heat.iter_mut().zip(density) {
+            // Moisture does not shape temperature: 0 stands in for it.
+            *h = climate_from_noise(*h, 0.0, d, self.settings.climate.chill).temperature;
+        }
+        heat
     }
 
     /// Samples many points with the batch paths, region sites from `cache`; the same bits as
     /// [`World::sample`] at each point (the points must lie in [`limits::COORDINATE`]).
     pub(crate) fn samples(&self, xs: &[f64], zs: &[f64], cache: &SiteCache) -> Vec<Sample> {
-        let mut density = vec![0.0; xs.len()];
+        let mut density = Scratch::zeroed(xs.len());
         self.density().values(xs, zs, cache, &mut density);
         self.samples_with_density(xs, zs, &density, cache)
     }
@@ -419,64 +431,49 @@ impl World {
         density: &[f64],
         cache: &SiteCache,
     ) -> Vec<Sample> {
-        let n = xs.len();
-        let mut heat = vec![0.0; n];
-        let mut wet = vec![0.0; n];
-        let mut wobbled = vec![[0.0; 2]; n];
-        self.batch_noise(xs, zs, &mut heat, &mut wet, &mut wobbled);
-        let pairs: Vec<RegionPair> = wobbled
-            .iter()
-            .map(|&[x, z]| cache.nearest_two(x, z))
-            .collect();
-        let biomes = RegionBiomes::new(self, &pairs, cache);
-        (0..n)
-            .map(|k| {
-                let noise = PointNoise {
-                    density: density[k],
-                    heat: heat[k],
-                    wet: wet[k],
-                    wobbled: wobbled[k],
-                };
-                self.finish(noise, pairs[k], |region| biomes.get(region, cache))
-            })
-            .collect()
+        let mut out = Vec::with_capacity(xs.len());
+        self.visit_samples(xs, zs, density, cache, |_, sample| out.push(sample));
+        out
     }
 
-    /// [`World::region_biome`] for many sites at once, with the batch paths: the same bits.
-    fn region_biomes_at(&self, sites: &[[f64; 2]]) -> Vec<usize> {
-        let n = sites.len();
-        let xs: Vec<f64> = sites.iter().map(|s| s[0]).collect();
-        let zs: Vec<f64> = sites.iter().map(|s| s[1]).collect();
-        let mut density = vec![0.0; n];
-        self.density.values(&xs, &zs, &self.regions, &mut density);
-        let scale = self.settings.climate.scale;
-        let ax: Vec<f64> = xs.iter().map(|x| x * scale).collect();
-        let az: Vec<f64> = zs.iter().map(|z| z * scale).collect();
-        let (mut heat, mut wet) = (vec![0.0; n], vec![0.0; n]);
-        self.heat
-            .fbm_points(&ax, &az, FbmParams::octaves(3), &mut heat);
-        self.wet
-            .fbm_points(&ax, &az, FbmParams::octaves(3), &mut wet);
-        let table = &self.settings.biomes;
-        (0..n)
-            .map(|k| {
-                let climate =
-                    climate_from_noise(heat[k], wet[k], density[k], self.settings.climate.chill);
-                pick_biome(
-                    climate.temperature,
-                    climate.moisture,
-                    &table.heat_limits,
-                    &table.wet_limits,
-                )
-            })
-            .collect()
+    /// Hands the sample of every point, in order, to `visit` (point index, sample): what
+    /// [`World::samples_with_density`] collects, without holding them all at once.
+    pub(crate) fn visit_samples(
+        &self,
+        xs: &[f64],
+        zs: &[f64],
+        density: &[f64],
+        cache: &SiteCache,
+        mut visit: impl FnMut(usize, Sample),
+    ) {
+        let batch = self.batch_noise(xs, zs);
+        let mut biomes = RegionBiomes::new(cache);
+        let mut nearest = NearestTwoRun::new(cache);
+        for (k, &density) in density.iter().enumerate().take(xs.len()) {
+            let pair = nearest.nearest_two(batch.wx[k], batch.wz[k]);
+            let noise = PointNoise {
+                density,
+                heat: batch.heat[k],
+                wet: batch.wet[k],
+            };
+            let regions = [pair.nearest, pair.second].map(|r| biomes.get(self, r, cache));
+            visit(k, self.finish(noise, pair, regions));
+        }
     }
 }
 
-/// The biomes of the regions a batch of points touches, each computed once: regions inside the
-/// site cache's rectangle sit in a slot per cell (one lookup per vertex, however many regions a
-/// chunk holds), the rare ones outside in a map.
-struct RegionBiomes {
+/// [`World::batch_noise`]'s answers: climate noise and wobbled lookup points.
+struct BatchNoise {
+    heat: Scratch,
+    wet: Scratch,
+    wx: Scratch,
+    wz: Scratch,
+}
+
+/// The biomes of the regions a batch of points touches, each computed once, when first met:
+/// regions inside the site cache's rectangle sit in a slot per cell (one lookup per point,
+/// however many regions a chunk holds), the rare ones outside in a map.
+pub(crate) struct RegionBiomes {
     slots: Vec<u16>,
     outside: HashMap<RegionId, u16>,
 }
@@ -484,39 +481,24 @@ struct RegionBiomes {
 impl RegionBiomes {
     const UNSET: u16 = u16::MAX;
 
-    fn new(world: &World, pairs: &[RegionPair], cache: &SiteCache) -> Self {
-        let mut slots = vec![Self::UNSET; cache.cells()];
-        let mut outside = HashMap::new();
-        let mut todo: Vec<RegionId> = Vec::new();
-        for pair in pairs {
-            for region in [pair.nearest, pair.second] {
-                let fresh = match cache.index(region) {
-                    Some(i) => std::mem::replace(&mut slots[i], 0) == Self::UNSET,
-                    None => outside.insert(region, 0).is_none(),
-                };
-                if fresh {
-                    todo.push(region);
-                }
-            }
+    pub(crate) fn new(cache: &SiteCache) -> Self {
+        Self {
+            slots: vec![Self::UNSET; cache.cells()],
+            outside: HashMap::new(),
         }
-        let sites: Vec<[f64; 2]> = todo.iter().map(|&r| cache.site(r)).collect();
-        for (region, biome) in todo.into_iter().zip(world.region_biomes_at(&sites)) {
-            // Validation caps the table at (8 + 1)² biomes, far below the sentinel.
-            let biome = biome as u16;
-            match cache.index(region) {
-                Some(i) => slots[i] = biome,
-                None => {
-                    outside.insert(region, biome);
-                }
-            }
-        }
-        Self { slots, outside }
     }
 
-    fn get(&self, region: RegionId, cache: &SiteCache) -> usize {
+    pub(crate) fn get(&mut self, world: &World, region: RegionId, cache: &SiteCache) -> usize {
+        // Validation caps the table at (8 + 1)² biomes, far below the sentinel.
+        let compute = || world.region_biome_at(cache.site(region)) as u16;
         let biome = match cache.index(region) {
-            Some(i) => self.slots[i],
-            None => self.outside[&region],
+            Some(i) => {
+                if self.slots[i] == Self::UNSET {
+                    self.slots[i] = compute();
+                }
+                self.slots[i]
+            }
+            None => *self.outside.entry(region).or_insert_with(compute),
         };
         usize::from(biome)
     }

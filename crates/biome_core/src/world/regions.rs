@@ -101,73 +101,153 @@ impl RegionGrid {
     /// A point outside [`limits::COORDINATE`] (or NaN) is read where the world reads it.
     #[must_use]
     pub fn nearest_two(&self, x: f64, z: f64) -> RegionPair {
-        self.nearest_two_with(x, z, |region| self.site(region))
+        let (x, z) = (clamp_coordinate(x), clamp_coordinate(z));
+        let home = self.cell_of(x, z);
+        self.nearest_two_around(x, z, home, |dx, dz| {
+            self.site(RegionId {
+                x: home.x + dx,
+                z: home.z + dz,
+            })
+        })
     }
 
-    /// [`RegionGrid::nearest_two`] with sites from `site` (a cache, say), which must agree with
-    /// [`RegionGrid::site`].
-    pub(crate) fn nearest_two_with(
+    /// [`RegionGrid::nearest_two`] for a point inside [`limits::COORDINATE`] in cell `home`,
+    /// with the site of cell `home + (dx, dz)` from `site(dx, dz)` (a cache, say), which must
+    /// agree with [`RegionGrid::site`]. Inside the world's square the cell indices stay far
+    /// from `i64`'s ends.
+    fn nearest_two_around(
         &self,
         x: f64,
         z: f64,
-        site: impl Fn(RegionId) -> [f64; 2],
+        home: RegionId,
+        site: impl Fn(i64, i64) -> [f64; 2],
     ) -> RegionPair {
-        // Inside the world's square the cell indices stay far from i64's ends.
-        let (x, z) = (clamp_coordinate(x), clamp_coordinate(z));
-        let home = self.cell_of(x, z);
-        let fx = x / self.cell_size - home.x as f64;
-        let fz = z / self.cell_size - home.z as f64;
-        let low = 0.5 - self.jitter / 2.0;
-        let mut best = [(f64::INFINITY, home), (f64::INFINITY, home)];
+        self.search::<2>(x, z, home, site).pair()
+    }
+
+    /// The `N` nearest sites to `(x, z)` (in cell `home`), ring after ring of cells until no
+    /// farther ring can hold a nearer one; `site` as for [`RegionGrid::nearest_two_around`].
+    fn search<const N: usize>(
+        &self,
+        x: f64,
+        z: f64,
+        home: RegionId,
+        site: impl Fn(i64, i64) -> [f64; 2],
+    ) -> Search<N> {
+        let mut search = Search::new(self, x, z, home);
         for ring in 0..=MAX_RING {
-            if ring > 0 {
-                // No site in this ring is nearer than the nearer of its x and z bands.
-                let r = ring as f64;
-                let band_x = (r + low - fx).min(r - 1.0 + low + fx);
-                let band_z = (r + low - fz).min(r - 1.0 + low + fz);
-                if band_x.min(band_z) * self.cell_size > best[1].0 {
-                    break;
-                }
+            if !search.may_hold_nearer(ring) {
+                break;
             }
-            for_ring(home, ring, |region| {
-                let [sx, sz] = site(region);
-                let (dx, dz) = (x - sx, z - sz);
-                offer(&mut best, ((dx * dx + dz * dz).sqrt(), region));
-            });
+            search.offer_ring(ring, &site);
         }
+        search
+    }
+}
+
+/// One nearest-sites search: the `N` best `(distance, region)` so far, ordered by distance,
+/// then by region. Whatever order sites are offered in, the answer is the exact `N` nearest
+/// (`N` is at most 3: within [`MAX_RING`] rings, as the 3 × 3 block's nine sites show).
+struct Search<const N: usize> {
+    x: f64,
+    z: f64,
+    home: RegionId,
+    /// The point's place in its cell, 0 to 1 on each axis.
+    fx: f64,
+    fz: f64,
+    /// How close to a cell's edge its site can come, as a fraction of the cell.
+    low: f64,
+    cell_size: f64,
+    best: [(f64, RegionId); N],
+    /// Squared distances beyond this cannot enter the best `N`: the square root rises with
+    /// its argument, and the margin covers rounding, so skipping them changes no answer (ties
+    /// still go through `offer`); it saves most square roots.
+    reach: f64,
+}
+
+impl<const N: usize> Search<N> {
+    fn new(grid: &RegionGrid, x: f64, z: f64, home: RegionId) -> Self {
+        Self {
+            x,
+            z,
+            home,
+            fx: x / grid.cell_size - home.x as f64,
+            fz: z / grid.cell_size - home.z as f64,
+            low: 0.5 - grid.jitter / 2.0,
+            cell_size: grid.cell_size,
+            best: [(f64::INFINITY, home); N],
+            reach: f64::INFINITY,
+        }
+    }
+
+    /// Whether a site in ring `ring` could be nearer than the last of the best: none is nearer
+    /// than the nearer of the ring's x and z bands.
+    fn may_hold_nearer(&self, ring: i64) -> bool {
+        if ring == 0 {
+            return true;
+        }
+        let r = ring as f64;
+        let band_x = (r + self.low - self.fx).min(r - 1.0 + self.low + self.fx);
+        let band_z = (r + self.low - self.fz).min(r - 1.0 + self.low + self.fz);
+        band_x.min(band_z) * self.cell_size <= self.best[N - 1].0
+    }
+
+    fn offer_site(&mut self, dx: i64, dz: i64, [sx, sz]: [f64; 2]) {
+        let (ex, ez) = (self.x - sx, self.z - sz);
+        let squared = ex * ex + ez * ez;
+        if squared <= self.reach {
+            let region = RegionId {
+                x: self.home.x + dx,
+                z: self.home.z + dz,
+            };
+            offer(&mut self.best, (squared.sqrt(), region));
+            let last = self.best[N - 1].0;
+            self.reach = last * last * (1.0 + 1e-12);
+        }
+    }
+
+    fn offer_ring(&mut self, ring: i64, site: &impl Fn(i64, i64) -> [f64; 2]) {
+        for_ring(ring, |dx, dz| self.offer_site(dx, dz, site(dx, dz)));
+    }
+
+    fn pair(&self) -> RegionPair {
         RegionPair {
-            nearest: best[0].1,
-            second: best[1].1,
-            d1: best[0].0,
-            d2: best[1].0,
+            nearest: self.best[0].1,
+            second: self.best[1].1,
+            d1: self.best[0].0,
+            d2: self.best[1].0,
         }
     }
 }
 
-/// Calls `visit` for every cell at Chebyshev distance `ring` from `home`.
-fn for_ring(home: RegionId, ring: i64, mut visit: impl FnMut(RegionId)) {
+/// Calls `visit(dx, dz)` for every cell offset at Chebyshev distance `ring`.
+#[inline]
+fn for_ring(ring: i64, mut visit: impl FnMut(i64, i64)) {
     for dz in -ring..=ring {
         let on_edge = dz.abs() == ring;
         let step = if on_edge { 1 } else { 2 * ring.max(1) };
         let mut dx = -ring;
         while dx <= ring {
-            visit(RegionId {
-                x: home.x + dx,
-                z: home.z + dz,
-            });
+            visit(dx, dz);
             dx += step;
         }
     }
 }
 
-/// Keeps the two smallest `(distance, region)` pairs, ordered by distance, then by region.
-fn offer(best: &mut [(f64, RegionId); 2], candidate: (f64, RegionId)) {
-    let less = |a: &(f64, RegionId), b: &(f64, RegionId)| a.0 < b.0 || (a.0 == b.0 && a.1 < b.1);
-    if less(&candidate, &best[0]) {
-        best[1] = best[0];
-        best[0] = candidate;
-    } else if less(&candidate, &best[1]) {
-        best[1] = candidate;
+/// Whether `a` comes before `b`: nearer, or as near and the smaller region.
+fn before(a: &(f64, RegionId), b: &(f64, RegionId)) -> bool {
+    a.0 < b.0 || (a.0 == b.0 && a.1 < b.1)
+}
+
+/// Keeps the `N` smallest `(distance, region)` pairs, ordered by [`before`].
+fn offer<const N: usize>(best: &mut [(f64, RegionId); N], candidate: (f64, RegionId)) {
+    let mut at = N;
+    while at > 0 && before(&candidate, &best[at - 1]) {
+        at -= 1;
+    }
+    if at < N {
+        best.copy_within(at..N - 1, at + 1);
+        best[at] = candidate;
     }
 }
 
@@ -255,7 +335,95 @@ impl SiteCache {
     }
 
     pub(crate) fn nearest_two(&self, x: f64, z: f64) -> RegionPair {
-        self.grid.nearest_two_with(x, z, |region| self.site(region))
+        let (x, z) = (clamp_coordinate(x), clamp_coordinate(z));
+        self.search::<2>(x, z).pair()
+    }
+
+    /// The `N` nearest sites to `(x, z)`, a point inside [`limits::COORDINATE`].
+    fn search<const N: usize>(&self, x: f64, z: f64) -> Search<N> {
+        let home = self.grid.cell_of(x, z);
+        let (hx, hz) = (
+            home.x.wrapping_sub(self.min.x),
+            home.z.wrapping_sub(self.min.z),
+        );
+        let inside = |v: i64, len: i64| (MAX_RING..len - MAX_RING).contains(&v);
+        if inside(hx, self.width) && inside(hz, self.height) {
+            // Every cell the search can reach is cached: index the sites directly.
+            let (width, centre) = (self.width, hz * self.width + hx);
+            return self.grid.search(x, z, home, |dx, dz| {
+                self.sites[(centre + dz * width + dx) as usize]
+            });
+        }
+        self.grid.search(x, z, home, |dx, dz| {
+            self.site(RegionId {
+                x: home.x + dx,
+                z: home.z + dz,
+            })
+        })
+    }
+}
+
+/// Exact [`SiteCache::nearest_two`] lookups for a run of points that lie close together, like
+/// the vertices of a chunk in order. Each point near the last one searched in full reuses that
+/// search: its third-nearest site bounds how near any other site can come, and while the same
+/// two sites stay nearer than that bound (with a margin far beyond rounding) they are the
+/// answer, found with two distances instead of a search.
+pub(crate) struct NearestTwoRun<'a> {
+    cache: &'a SiteCache,
+    anchor: Option<Anchor>,
+}
+
+/// The last full search of a [`NearestTwoRun`].
+#[derive(Clone, Copy)]
+struct Anchor {
+    x: f64,
+    z: f64,
+    regions: [RegionId; 2],
+    sites: [[f64; 2]; 2],
+    /// Distance to the third-nearest site.
+    third: f64,
+}
+
+impl<'a> NearestTwoRun<'a> {
+    pub(crate) fn new(cache: &'a SiteCache) -> Self {
+        Self {
+            cache,
+            anchor: None,
+        }
+    }
+
+    pub(crate) fn nearest_two(&mut self, x: f64, z: f64) -> RegionPair {
+        let (x, z) = (clamp_coordinate(x), clamp_coordinate(z));
+        if let Some(anchor) = self.anchor {
+            let (mx, mz) = (x - anchor.x, z - anchor.z);
+            // Every other site was at least `third` from the anchor.
+            let others = (anchor.third - (mx * mx + mz * mz).sqrt()) * (1.0 - 1e-9);
+            let candidate = |k: usize| {
+                let [sx, sz] = anchor.sites[k];
+                let (ex, ez) = (x - sx, z - sz);
+                ((ex * ex + ez * ez).sqrt(), anchor.regions[k])
+            };
+            let (a, b) = (candidate(0), candidate(1));
+            let (near, far) = if before(&a, &b) { (a, b) } else { (b, a) };
+            if far.0 < others {
+                return RegionPair {
+                    nearest: near.1,
+                    second: far.1,
+                    d1: near.0,
+                    d2: far.0,
+                };
+            }
+        }
+        let search = self.cache.search::<3>(x, z);
+        let regions = [search.best[0].1, search.best[1].1];
+        self.anchor = Some(Anchor {
+            x,
+            z,
+            regions,
+            sites: regions.map(|region| self.cache.site(region)),
+            third: search.best[2].0,
+        });
+        search.pair()
     }
 }
 
@@ -292,7 +460,7 @@ mod tests {
     fn rings_visit_each_cell_once() {
         let mut seen = std::collections::HashSet::new();
         for ring in 0..=3 {
-            for_ring(RegionId { x: 5, z: -2 }, ring, |r| assert!(seen.insert(r)));
+            for_ring(ring, |dx, dz| assert!(seen.insert((dx, dz))));
         }
         assert_eq!(seen.len(), 49);
     }
@@ -336,6 +504,29 @@ mod tests {
             (4.0e6, 3.0e6),
         ] {
             assert_eq!(grid.nearest_two(x, z), brute_force(&grid, x, z, 6));
+        }
+    }
+
+    /// Runs of points, near and far apart, in and out of the cached rectangle, against the grid.
+    #[test]
+    fn runs_answer_like_the_grid() {
+        for (seed, jitter, cell) in [(3, 0.9, 64.0), (4, 1.0, 8.0), (5, 0.0, 100.0)] {
+            let grid = RegionGrid::new(seed, cell, jitter).unwrap();
+            let cache = SiteCache::covering(grid, -300.0, -300.0, 300.0, 300.0, 3);
+            let mut run = NearestTwoRun::new(&cache);
+            let mut state = seed as u64;
+            for k in 0..20_000 {
+                state = crate::hash::hash_cell(11, state as i64, k, 0);
+                let jump = if k % 97 == 0 { 900.0 } else { 3.0 };
+                let x = (k % 200) as f64 * 2.0 - 200.0 + (crate::hash::unit(state) - 0.5) * jump;
+                let z = (k / 200) as f64 * 4.0 - 200.0
+                    + (crate::hash::unit(state.rotate_left(17)) - 0.5) * jump;
+                assert_eq!(
+                    run.nearest_two(x, z),
+                    grid.nearest_two(x, z),
+                    "at ({x}, {z})"
+                );
+            }
         }
     }
 
