@@ -490,6 +490,55 @@ fn invalid_settings_keep_the_world_and_report_the_field() {
     assert!(h.stats().is_idle());
 }
 
+/// A build the core refuses (here a layout that skipped validation, as a bug elsewhere might
+/// leave it) is reported once per chunk, not retried, and the game keeps running; valid settings
+/// bring the chunks back.
+#[test]
+fn failed_builds_are_reported_once_and_not_retried() {
+    let mut h = Harness::new(settings());
+    h.run_until_idle();
+    let mut failures = MessageCursor::<ChunkFailed>::default();
+    {
+        let mut state = h.app.world_mut().resource_mut::<BiomeWorldState>();
+        state.settings.layout.tile_size = 0.3;
+        state.generation += 1;
+    }
+    let wanted = h.circle(Vec3::new(10.0, 0.0, 10.0)).len();
+    h.run_until(20_000, |h| {
+        h.stats().failed == wanted && h.stats().in_flight == 0
+    });
+    let read = |h: &Harness, cursor: &mut MessageCursor<ChunkFailed>| {
+        let messages = h.app.world().resource::<Messages<ChunkFailed>>();
+        cursor.read(messages).cloned().collect::<Vec<_>>()
+    };
+    let first = read(&h, &mut failures);
+    assert_eq!(first.len(), wanted);
+    assert!(
+        first[0].reason.contains("layout.tile_size"),
+        "{:?}",
+        first[0]
+    );
+    for _ in 0..50 {
+        h.step();
+    }
+    assert!(
+        read(&h, &mut failures).is_empty(),
+        "failed builds were retried"
+    );
+    assert_eq!(h.stats().in_flight, 0);
+    assert_eq!(h.stats().failed, wanted);
+
+    h.app
+        .world_mut()
+        .resource_mut::<BiomeWorldSettings>()
+        .world
+        .seed = 77;
+    h.run_until_idle();
+    assert_eq!(h.stats().failed, 0);
+    let loaded: HashSet<ChunkCoord> = h.chunks().keys().copied().collect();
+    assert_eq!(loaded, h.circle(Vec3::new(10.0, 0.0, 10.0)));
+}
+
 #[test]
 fn queries_agree_with_mesh_heights() {
     let mut h = Harness::new(settings());

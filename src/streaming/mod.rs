@@ -588,3 +588,33 @@ fn despawn_chunk(world: &mut World, coord: ChunkCoord, entity: Entity) {
     }
     world.write_message(ChunkDespawned { coord, entity });
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bevy::tasks::TaskPool;
+
+    #[test]
+    fn a_panicking_or_refused_build_becomes_a_failure() {
+        let outcome = run_build(|| panic!("boom in chunk"));
+        assert!(matches!(outcome, BuildOutcome::Failed(reason) if reason == "boom in chunk"));
+        let outcome = run_build(|| panic!("{} in chunk", 42));
+        assert!(matches!(outcome, BuildOutcome::Failed(reason) if reason == "42 in chunk"));
+        let outcome = run_build(|| Err(ChunkError::Cancelled));
+        assert!(matches!(outcome, BuildOutcome::Cancelled));
+    }
+
+    #[test]
+    fn dropping_a_build_task_cancels_its_build() {
+        let pool = AsyncComputeTaskPool::get_or_init(TaskPool::default);
+        let cancel = Arc::new(AtomicBool::new(false));
+        let task = BuildTask {
+            generation: 0,
+            task: pool.spawn(async { BuildOutcome::Cancelled }),
+            cancel: cancel.clone(),
+        };
+        assert!(!cancel.load(Ordering::Relaxed));
+        drop(task);
+        assert!(cancel.load(Ordering::Relaxed));
+    }
+}

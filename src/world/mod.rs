@@ -259,3 +259,49 @@ pub(crate) fn apply_settings(
     }
     state.settings = settings.clone();
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_view_is_counted_and_its_memory_budgeted() {
+        let settings = BiomeWorldSettings::default();
+        // Radius 12 plus 2 of hysteresis: the lattice points within 14 of the centre.
+        assert_eq!(settings.chunks_kept(), 613);
+        settings.validate().unwrap();
+        let huge = BiomeWorldSettings {
+            view_radius: 64,
+            layout: ChunkLayout {
+                tiles: 256,
+                ..default()
+            },
+            ..default()
+        };
+        let error = huge.validate().unwrap_err();
+        assert_eq!(error.field, "view_radius");
+        assert!(error.reason.contains("GiB"), "{error}");
+        assert!(huge.mesh_memory() > 50 << 30);
+    }
+
+    #[test]
+    fn streaming_values_are_refused_by_name() {
+        let refused = |change: fn(&mut BiomeWorldSettings)| {
+            let mut settings = BiomeWorldSettings::default();
+            change(&mut settings);
+            settings.validate().unwrap_err().field
+        };
+        assert_eq!(refused(|s| s.view_radius = 0), "view_radius");
+        assert_eq!(refused(|s| s.despawn_hysteresis = 17), "despawn_hysteresis");
+        assert_eq!(refused(|s| s.max_tasks = 0), "max_tasks");
+        assert_eq!(refused(|s| s.apply_budget_ms = f32::NAN), "apply_budget_ms");
+        assert_eq!(refused(|s| s.layout.tile_size = 0.3), "layout.tile_size");
+        assert_eq!(
+            refused(|s| {
+                s.layout.tiles = 256;
+                s.layout.tile_size = 64.0;
+            }),
+            "trees.spacing"
+        );
+    }
+}

@@ -34,13 +34,29 @@ impl ChunkCoord {
         Self { x, z }
     }
 
-    /// The chunk containing world position `(x, z)`.
+    /// The chunk containing world position `(x, z)`: exactly the one whose span
+    /// `[origin, origin + size)` holds it (the division's rounding is corrected against the
+    /// exact chunk origins), saturating at the ends of the `i32` grid; NaN is read as 0.
     #[must_use]
     pub fn containing(x: f64, z: f64, layout: &ChunkLayout) -> Self {
         let size = layout.chunk_size();
+        let tiles = i64::from(layout.tiles);
+        let start = |c: i64| (c * tiles) as f64 * layout.tile_size;
+        let (low, high) = (i64::from(i32::MIN), i64::from(i32::MAX));
+        let axis = |v: f64| {
+            let c = ((v / size).floor() as i64).clamp(low, high);
+            let c = if c > low && start(c) > v {
+                c - 1
+            } else if c < high && start(c + 1) <= v {
+                c + 1
+            } else {
+                c
+            };
+            c as i32
+        };
         Self {
-            x: (x / size).floor() as i32,
-            z: (z / size).floor() as i32,
+            x: axis(x),
+            z: axis(z),
         }
     }
 

@@ -1,0 +1,464 @@
+//! Regression tests for the defects a hostile-input review found (issue 7): each one is kept
+//! here as it was found, with the answer the core now gives.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use biome_core::chunk::{ChunkCoord, ChunkData, ChunkError, ChunkLayout, MeshStyle};
+use biome_core::density::{
+    Abs, Add, Clamp, Constant, DensityField, DensityNode, DensityOp, Multiply, SmoothClamp, Warp,
+};
+use biome_core::world::{PresetError, RegionGrid, Sample, World, WorldSettings, limits};
+
+fn with_density(density: DensityNode) -> WorldSettings {
+    let mut settings = WorldSettings::default();
+    settings.terrain.density = density;
+    settings
+}
+
+fn assert_finite_sample(sample: &Sample, context: &str) {
+    let numbers = [
+        sample.height,
+        sample.density,
+        sample.climate.temperature,
+        sample.climate.moisture,
+        sample.blend,
+    ];
+    assert!(
+        numbers.iter().all(|v| v.is_finite()) && sample.color.iter().all(|c| c.is_finite()),
+        "{context}: {sample:?}"
+    );
+}
+
+fn assert_finite_chunk(chunk: &ChunkData) {
+    let finite = |v: &[f32]| v.iter().all(|c| c.is_finite());
+    assert!(
+        chunk.positions.iter().all(|p| finite(p)),
+        "{:?}",
+        chunk.coord
+    );
+    assert!(chunk.normals.iter().all(|n| finite(n)), "{:?}", chunk.coord);
+    assert!(chunk.colors.iter().all(|c| finite(c)), "{:?}", chunk.coord);
+    assert!(chunk.min_height.is_finite() && chunk.max_height.is_finite());
+    assert!(
+        chunk
+            .trees
+            .iter()
+            .all(|t| finite(&t.position) && t.scale.is_finite())
+    );
+}
+
+/// 1. Valid graphs that saved but did not load: the deepest chain of every operation that
+///    validation accepts (64 nodes) goes through `to_ron` and back unchanged, and one node more
+///    is refused before it is ever written.
+#[test]
+fn the_deepest_accepted_graphs_save_and_load_again() {
+    let unary: [DensityOp; 4] = [
+        Abs {}.into(),
+        Clamp {
+            low: -1.0,
+            high: 1.0,
+        }
+        .into(),
+        SmoothClamp {
+            low: -1.0,
+            high: 1.0,
+            smoothness: 0.1,
+        }
+        .into(),
+        Warp {
+            seed_offset: 1,
+            levels: 2,
+            strength: 10.0,
+            scale: 0.01,
+            octaves: 3,
+        }
+        .into(),
+    ];
+    for op in unary {
+        let mut node = DensityNode::constant(0.25);
+        for _ in 0..limits::MAX_NODES - 1 {
+            node = DensityNode::new(op, [node]);
+        }
+        let settings = with_density(node);
+        let text = settings.to_ron().expect("64 nodes are valid");
+        assert_eq!(
+            WorldSettings::from_ron(&text).unwrap(),
+            settings,
+            "{}",
+            op.kind()
+        );
+        let mut deeper = settings;
+        let root = std::mem::replace(&mut deeper.terrain.density, DensityNode::constant(0.0));
+        deeper.terrain.density = DensityNode::new(op, [root]);
+        assert_eq!(deeper.to_ron().unwrap_err().field, "terrain.density");
+    }
+    // Binary nodes nest through their first input: 31 of them with their constants.
+    let mut node = DensityNode::constant(0.25);
+    for _ in 0..(limits::MAX_NODES - 1) / 2 {
+        node = DensityNode::new(Add {}, [node, DensityNode::constant(0.0)]);
+    }
+    let settings = with_density(node);
+    let text = settings.to_ron().unwrap();
+    assert_eq!(WorldSettings::from_ron(&text).unwrap(), settings);
+    // The case the review found: 42 Abs over a constant.
+    let mut node = DensityNode::constant(0.25);
+    for _ in 0..42 {
+        node = DensityNode::new(Abs {}, [node]);
+    }
+    let settings = with_density(node);
+    assert_eq!(
+        WorldSettings::from_ron(&settings.to_ron().unwrap()).unwrap(),
+        settings
+    );
+}
+
+/// A preset nested far deeper than any valid graph is refused by the reader's depth limit, not
+/// by overflowing the stack.
+#[test]
+fn hostile_nesting_in_a_preset_is_refused() {
+    let depth = 5_000;
+    let text = format!(
+        "(terrain: (density: {}Constant(value: 1.0){}))",
+        "Abs(input: ".repeat(depth),
+        ")".repeat(depth)
+    );
+    assert!(matches!(
+        WorldSettings::from_ron(&text),
+        Err(PresetError::Parse(_))
+    ));
+}
+
+/// 2. Valid settings that gave infinite heights: a balanced product of 18 constants of 100, each
+///    in range, is refused at the first node whose values could leave the density range; and a
+///    height scale that would take heights past their range is refused by name.
+#[test]
+fn graphs_and_height_scales_are_bounded_together() {
+    let mut level: Vec<DensityNode> = (0..18).map(|_| DensityNode::constant(100.0)).collect();
+    while level.len() > 1 {
+        let mut next = Vec::new();
+        let mut items = level.into_iter();
+        while let Some(a) = items.next() {
+            next.push(match items.next() {
+                Some(b) => DensityNode::new(Multiply {}, [a, b]),
+                None => a,
+            });
+        }
+        level = next;
+    }
+    let mut settings = with_density(level.pop().unwrap());
+    assert_eq!(settings.terrain.density.node_count(), 35);
+    settings.terrain.height_scale = 1e4;
+    let error = settings.validate().unwrap_err();
+    assert!(error.field.starts_with("terrain.density"), "{error}");
+    assert!(error.reason.contains("can reach"), "{error}");
+
+    let mut settings = with_density(DensityNode::new(
+        Multiply {},
+        [DensityNode::constant(100.0), DensityNode::constant(10.0)],
+    ));
+    settings.terrain.height_scale = 1e4;
+    let error = settings.validate().unwrap_err();
+    assert_eq!(error.field, "terrain.height_scale", "{error}");
+    settings.terrain.height_scale = 1e3;
+    let world = World::new(settings).unwrap();
+    assert_eq!(world.height_at(5.0, 5.0), 1e6);
+    let chunk = world
+        .build_chunk(ChunkCoord::new(0, 0), &ChunkLayout::default())
+        .unwrap();
+    assert_eq!(chunk.max_height, 1e6);
+}
+
+/// 3. Unbounded work per chunk: wide chunks with fine tree spacing are refused by the spacing,
+///    and the finest spacing accepted builds in bounded time.
+#[test]
+fn tree_spots_per_chunk_are_bounded() {
+    let mut settings = WorldSettings::default();
+    settings.trees.spacing = 1.0;
+    for tiles in [64, 16] {
+        let layout = ChunkLayout {
+            tiles,
+            tile_size: 100.0,
+            style: MeshStyle::Smooth,
+        };
+        let error = layout.validate_with(&settings).unwrap_err();
+        assert_eq!(error.field, "trees.spacing", "{error}");
+    }
+    let layout = ChunkLayout {
+        tiles: 16,
+        tile_size: 100.0,
+        style: MeshStyle::Smooth,
+    };
+    let least: f64 = layout.chunk_size() / (limits::MAX_TREE_SPOTS.sqrt() - 2.0);
+    settings.trees.spacing = least.ceil();
+    settings
+        .biomes
+        .biomes
+        .iter_mut()
+        .for_each(|b| b.tree_density = 1.0);
+    let world = World::new(settings).unwrap();
+    let started = Instant::now();
+    let chunk = world.build_chunk(ChunkCoord::new(1, 1), &layout).unwrap();
+    assert!(chunk.trees.len() as f64 <= limits::MAX_TREE_SPOTS);
+    assert!(started.elapsed() < Duration::from_secs(5));
+    // The refusal reaches the builder too, instead of a chunk that never finishes.
+    let world = World::new(WorldSettings {
+        trees: biome_core::world::TreeSettings {
+            spacing: 1.0,
+            ..Default::default()
+        },
+        ..WorldSettings::default()
+    })
+    .unwrap();
+    assert!(matches!(
+        world.build_chunk(ChunkCoord::new(0, 0), &layout),
+        Err(ChunkError::Layout(error)) if error.field == "trees.spacing"
+    ));
+}
+
+fn best_of_three(build: impl Fn()) -> Duration {
+    (0..3)
+        .map(|_| {
+            let started = Instant::now();
+            build();
+            started.elapsed()
+        })
+        .min()
+        .unwrap()
+}
+
+/// 4. Quadratic region lookup: a chunk holding tens of thousands of small regions costs a small
+///    multiple of a default chunk per vertex (it was hundreds of times more), measured in the
+///    same run.
+#[test]
+fn many_small_regions_cost_about_as_much_per_vertex_as_few() {
+    let mut settings = WorldSettings::default();
+    settings.regions.cell_size = 8.0;
+    settings.trees.enabled = false;
+    let world = World::new(settings).unwrap();
+    let small = ChunkLayout {
+        tiles: 256,
+        tile_size: 8.0,
+        style: MeshStyle::Smooth,
+    };
+    let default = ChunkLayout::default();
+    let coord = ChunkCoord::new(3, -2);
+    let many = best_of_three(|| drop(world.build_chunk(coord, &small).unwrap()));
+    let few = best_of_three(|| drop(world.build_chunk(coord, &default).unwrap()));
+    let per_vertex = |time: Duration, tiles: u32| time.as_secs_f64() / f64::from(tiles + 1).powi(2);
+    let ratio = per_vertex(many, 256) / per_vertex(few, 64);
+    assert!(
+        ratio < 25.0,
+        "{ratio:.1}× per vertex ({many:?} for 66,049 vertices)"
+    );
+}
+
+/// 5. Arithmetic at the ends: chunk distances, samples far out or not finite, and constructors
+///    that skip validation.
+#[test]
+fn no_coordinate_or_constructor_argument_overflows() {
+    let (low, high) = (i32::MIN, i32::MAX);
+    let far = ChunkCoord::new(low, 0).distance_squared(ChunkCoord::new(high, 0));
+    assert_eq!(far, u64::from(u32::MAX) * u64::from(u32::MAX));
+    assert_eq!(
+        ChunkCoord::new(low, low).distance_squared(ChunkCoord::new(high, high)),
+        u64::MAX
+    );
+    assert!(ChunkCoord::new(0, 0).distance_squared(ChunkCoord::new(high, 3)) > 0);
+
+    let world = World::new(WorldSettings::default()).unwrap();
+    let edge = *limits::COORDINATE.end();
+    let points = [
+        (3e21, -3e21),
+        (1e300, 1e300),
+        (-1e300, 7.0),
+        (f64::INFINITY, f64::NEG_INFINITY),
+        (f64::NAN, 2.0),
+        (edge, -edge),
+    ];
+    let (xs, zs): (Vec<f64>, Vec<f64>) = points.iter().copied().unzip();
+    let batch = world.sample_points(&xs, &zs);
+    for (&(x, z), batched) in points.iter().zip(&batch) {
+        let sample = world.sample(x, z);
+        assert_finite_sample(&sample, &format!("({x}, {z})"));
+        assert!(limits::HEIGHT.contains(&sample.height));
+        assert_eq!(sample.height.to_bits(), batched.height.to_bits());
+        assert_eq!(sample.color, batched.color, "({x}, {z})");
+        let inside = |v: f64| {
+            if v.is_nan() {
+                0.0
+            } else {
+                v.clamp(-edge, edge)
+            }
+        };
+        assert_eq!(sample, world.sample(inside(x), inside(z)));
+        assert!(world.height_at(x, z).is_finite());
+    }
+    assert!(
+        world
+            .trees_in_rect([1e300, 1e300], [1e300, 1e300])
+            .is_empty()
+    );
+
+    let offset = DensityNode::new(
+        biome_core::density::Fbm {
+            seed_offset: i64::MAX,
+            scale: 0.01,
+            octaves: 3,
+            persistence: 0.5,
+            lacunarity: 2.0,
+            shape: Default::default(),
+        },
+        [],
+    );
+    assert_eq!(
+        DensityField::new(&offset, i64::MAX).unwrap_err().field,
+        "seed_offset"
+    );
+    assert_eq!(
+        RegionGrid::new(1, 0.0, 0.5).unwrap_err().field,
+        "regions.cell_size"
+    );
+}
+
+/// Chunks at the ends of the `i32` chunk grid, with the widest tiles, build finite and seamless.
+#[test]
+fn chunks_at_the_ends_of_the_grid_are_finite_and_seamless() {
+    let mut settings = WorldSettings::default();
+    // Chunks 2048 units wide need trees at least 16.3 apart.
+    settings.trees.spacing = 20.0;
+    let world = World::new(settings).unwrap();
+    let layout = ChunkLayout {
+        tiles: 8,
+        tile_size: 256.0,
+        style: MeshStyle::Smooth,
+    };
+    for coord in [
+        ChunkCoord::new(i32::MAX - 1, i32::MIN),
+        ChunkCoord::new(i32::MIN, i32::MAX - 1),
+    ] {
+        let here = world.build_chunk(coord, &layout).unwrap();
+        let east = world
+            .build_chunk(ChunkCoord::new(coord.x + 1, coord.z), &layout)
+            .unwrap();
+        assert_finite_chunk(&here);
+        for t in 0..=8 {
+            assert_eq!(here.world_position(t * 9 + 8), east.world_position(t * 9));
+            assert_eq!(here.normals[t * 9 + 8], east.normals[t * 9]);
+        }
+    }
+}
+
+/// 6. Validation of a graph built in code with 10,000 nested nodes refused it only after a
+///    recursive walk that overflowed the stack; now it is counted first and refused.
+#[test]
+fn a_graph_of_ten_thousand_nested_nodes_is_refused_cleanly() {
+    let mut node = DensityNode::constant(1.0);
+    for _ in 0..10_000 {
+        node = DensityNode::new(Abs {}, [node]);
+    }
+    let settings = with_density(node);
+    let error = settings.validate().unwrap_err();
+    assert_eq!(error.field, "terrain.density");
+    assert!(World::new(settings.clone()).is_err());
+    assert!(settings.to_ron().is_err());
+    drop(settings);
+}
+
+/// 7. Tile sizes that are not exact in binary are refused, naming the nearest exact one; exact
+///    ones share edge vertices bit for bit, and every chunk origin lies in its own chunk.
+#[test]
+fn tile_sizes_are_exact_so_edges_and_origins_are_too() {
+    let inexact = ChunkLayout {
+        tiles: 7,
+        tile_size: 0.3,
+        style: MeshStyle::Smooth,
+    };
+    let error = inexact.validate().unwrap_err();
+    assert_eq!(error.field, "layout.tile_size");
+    assert!(error.reason.contains("0.296875"), "{error}");
+
+    let layout = ChunkLayout {
+        tile_size: 0.296_875,
+        ..inexact
+    };
+    layout.validate().unwrap();
+    let world = World::new(WorldSettings::default()).unwrap();
+    let verts = 8;
+    for x in [-1_000_000, -3, 0, 1, 77, 9_000_000, i32::MAX - 1, i32::MIN] {
+        let coord = ChunkCoord::new(x, x / -2);
+        let origin = coord.origin(&layout);
+        assert_eq!(ChunkCoord::containing(origin[0], origin[1], &layout), coord);
+        let before = ChunkCoord::containing(origin[0].next_down(), origin[1].next_down(), &layout);
+        if x != i32::MIN {
+            assert_eq!(before, ChunkCoord::new(coord.x - 1, coord.z - 1));
+        }
+        if x == i32::MAX - 1 || x == i32::MIN {
+            continue;
+        }
+        let here = world.build_chunk(coord, &layout).unwrap();
+        let east = world
+            .build_chunk(ChunkCoord::new(coord.x + 1, coord.z), &layout)
+            .unwrap();
+        for t in 0..verts {
+            let (a, b) = (t * verts + verts - 1, t * verts);
+            assert_eq!(here.world_position(a), east.world_position(b), "{coord:?}");
+            assert_eq!(here.positions[a][1], east.positions[b][1]);
+            assert_eq!(here.colors[a], east.colors[b]);
+        }
+    }
+}
+
+/// Builds stop early once their cancel flag is set, from another thread, well before they would
+/// have finished.
+#[test]
+fn builds_stop_soon_after_they_are_cancelled() {
+    let world = World::new(WorldSettings::default()).unwrap();
+    let layout = ChunkLayout {
+        tiles: 256,
+        tile_size: 2.0,
+        style: MeshStyle::Smooth,
+    };
+    let coord = ChunkCoord::new(2, 2);
+    let set = AtomicBool::new(true);
+    assert_eq!(
+        world.build_chunk_cancellable(coord, &layout, &set),
+        Err(ChunkError::Cancelled)
+    );
+    let full = best_of_three(|| drop(world.build_chunk(coord, &layout).unwrap()));
+    let flag = AtomicBool::new(false);
+    let (result, elapsed) = std::thread::scope(|scope| {
+        scope.spawn(|| {
+            std::thread::sleep(full / 10);
+            flag.store(true, Ordering::Relaxed);
+        });
+        let started = Instant::now();
+        let result = world.build_chunk_cancellable(coord, &layout, &flag);
+        (result, started.elapsed())
+    });
+    assert_eq!(result, Err(ChunkError::Cancelled));
+    assert!(
+        elapsed < full * 3 / 4,
+        "cancelled after {elapsed:?}, a whole build takes {full:?}"
+    );
+}
+
+/// Constants outside the node range, and a graph whose bound is exactly at the limit, show the
+/// bound is what validation enforces (not a rejection of large constants as such).
+#[test]
+fn the_density_bound_is_the_rule() {
+    let constant = |value| DensityNode::new(Constant { value }, []);
+    let mut product = constant(100.0);
+    for _ in 0..2 {
+        product = DensityNode::new(Multiply {}, [product, constant(100.0)]);
+    }
+    // 100³ = 1e6: exactly the limit.
+    let mut settings = with_density(product);
+    settings.terrain.height_scale = 1.0;
+    settings.validate().unwrap();
+    let settings = with_density(constant(101.0));
+    assert_eq!(
+        settings.validate().unwrap_err().field,
+        "terrain.density.value"
+    );
+}

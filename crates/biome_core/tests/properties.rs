@@ -1,0 +1,564 @@
+//! Property tests over random settings, graphs, layouts and one-field mutations: whatever is
+//! accepted builds finite chunks in bounded time, whatever is refused names the field, presets
+//! round-trip, and chunks stay seamless and deterministic. Case counts keep the whole file to a
+//! few seconds so CI stays fast.
+
+use std::time::{Duration, Instant};
+
+use biome_core::chunk::{ChunkCoord, ChunkData, ChunkLayout, MeshStyle};
+use biome_core::density::{
+    Abs, Add, Cell, Clamp, Constant, DensityNode, DensityOp, Fbm, FieldValue, Mix, Multiply, Shape,
+    SmoothClamp, Warp,
+};
+use biome_core::world::{World, WorldSettings, limits};
+use proptest::prelude::*;
+
+/// Uniform in `ln(low)..ln(high)`: frequencies and sizes spread over their decades.
+fn log_range(low: f64, high: f64) -> impl Strategy<Value = f64> {
+    (low.ln()..=high.ln()).prop_map(f64::exp)
+}
+
+fn shape() -> impl Strategy<Value = Shape> {
+    prop_oneof![
+        Just(Shape::Normal),
+        Just(Shape::Ridged),
+        Just(Shape::Billow)
+    ]
+}
+
+fn source() -> impl Strategy<Value = DensityNode> {
+    prop_oneof![
+        (-100.0..=100.0f64).prop_map(|value| DensityNode::new(Constant { value }, [])),
+        (
+            -1000i64..=1000,
+            log_range(1e-5, 0.5),
+            1u32..=8,
+            0.05..=1.0f64,
+            1.0..=4.0f64,
+            shape()
+        )
+            .prop_map(
+                |(seed_offset, scale, octaves, persistence, lacunarity, shape)| {
+                    DensityNode::new(
+                        Fbm {
+                            seed_offset,
+                            scale,
+                            octaves,
+                            persistence,
+                            lacunarity,
+                            shape,
+                        },
+                        [],
+                    )
+                }
+            ),
+        log_range(0.01, 10_000.0).prop_map(|radius| DensityNode::new(Cell { radius }, [])),
+    ]
+}
+
+fn sorted(a: f64, b: f64) -> (f64, f64) {
+    (a.min(b), a.max(b))
+}
+
+/// Random density graphs of up to about 40 nodes, every operation represented, some switched
+/// off.
+fn graph() -> impl Strategy<Value = DensityNode> {
+    let node = source().prop_recursive(6, 40, 2, |inner| {
+        let value = || -100.0..=100.0f64;
+        prop_oneof![
+            (
+                inner.clone(),
+                -1000i64..=1000,
+                0u32..=2,
+                0.0..=2000.0f64,
+                log_range(1e-5, 0.5),
+                1u32..=6
+            )
+                .prop_map(|(input, seed_offset, levels, strength, scale, octaves)| {
+                    let warp = Warp {
+                        seed_offset,
+                        levels,
+                        strength,
+                        scale,
+                        octaves,
+                    };
+                    DensityNode::new(warp, [input])
+                }),
+            (inner.clone(), value(), value()).prop_map(|(input, a, b)| {
+                let (low, high) = sorted(a, b);
+                DensityNode::new(Clamp { low, high }, [input])
+            }),
+            (inner.clone(), value(), value(), 0.0..=10.0f64).prop_map(
+                |(input, a, b, smoothness)| {
+                    let (low, high) = sorted(a, b);
+                    let clamp = SmoothClamp {
+                        low,
+                        high,
+                        smoothness,
+                    };
+                    DensityNode::new(clamp, [input])
+                }
+            ),
+            inner
+                .clone()
+                .prop_map(|input| DensityNode::new(Abs {}, [input])),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| DensityNode::new(Add {}, [a, b])),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| DensityNode::new(Multiply {}, [a, b])),
+            (inner.clone(), inner, 0.0..=1.0f64)
+                .prop_map(|(a, b, amount)| DensityNode::new(Mix { amount }, [a, b])),
+        ]
+    });
+    (node, any::<u64>()).prop_map(|(mut node, switches)| {
+        // About one node in eight switched off, chosen by the bits of `switches`.
+        let count = node.node_count();
+        for id in 0..count {
+            if (switches >> (id % 64)) & 7 == 0 {
+                node.node_mut(id).expect("in range").enabled = false;
+            }
+        }
+        node
+    })
+}
+
+/// Random settings within every field's range (which may still be refused as a whole, say for
+/// heights beyond their bound).
+fn settings() -> impl Strategy<Value = WorldSettings> {
+    (
+        graph(),
+        (-(1i64 << 53)..=(1i64 << 53), log_range(0.01, 10_000.0)),
+        (log_range(1e-5, 0.1), 0.0..=4.0f64),
+        (
+            log_range(8.0, 5000.0),
+            0.0..=1.0f64,
+            0.0..=500.0f64,
+            log_range(1e-4, 0.1),
+        ),
+        (0.0..=300.0f64, -2.0..=-0.001f64, 0.0..=0.5f64, 0.0..=1.0f64),
+        (
+            any::<bool>(),
+            log_range(1.0, 100.0),
+            0.0..=0.95f64,
+            0.0..=90.0f64,
+            0.05..=5.0f64,
+            0.0..=1.0f64,
+        ),
+    )
+        .prop_map(|(density, seeds, climate, regions, surface, trees)| {
+            let mut s = WorldSettings::default();
+            s.terrain.density = density;
+            (s.seed, s.terrain.height_scale) = seeds;
+            (s.climate.scale, s.climate.chill) = climate;
+            (
+                s.regions.cell_size,
+                s.regions.jitter,
+                s.regions.wobble,
+                s.regions.wobble_scale,
+            ) = regions;
+            let (blend, deep, beach, snow) = surface;
+            s.regions.blend_width = blend;
+            (
+                s.surface.deep_water,
+                s.surface.beach,
+                s.surface.snow_temperature,
+            ) = (deep, beach, snow);
+            let (enabled, spacing, jitter, slope, scale, clumping) = trees;
+            s.trees.enabled = enabled;
+            s.trees.spacing = spacing;
+            s.trees.jitter = jitter;
+            s.trees.max_slope_degrees = slope;
+            (s.trees.min_scale, s.trees.max_scale) = (scale, scale * 1.5);
+            s.trees.clumping = clumping;
+            s
+        })
+}
+
+/// Small random layouts with exact tile sizes (multiples of 1/64 from 1/16 to 32).
+fn layout() -> impl Strategy<Value = ChunkLayout> {
+    (1u32..=24, 4u32..=2048, any::<bool>()).prop_map(|(tiles, steps, flat)| ChunkLayout {
+        tiles,
+        tile_size: f64::from(steps) / 64.0,
+        style: if flat {
+            MeshStyle::FlatTiles
+        } else {
+            MeshStyle::Smooth
+        },
+    })
+}
+
+/// Chunk coordinates near the origin, far out, and at the ends of the grid.
+fn coord() -> impl Strategy<Value = ChunkCoord> {
+    prop_oneof![
+        (-50i32..=50, -50i32..=50).prop_map(|(x, z)| ChunkCoord::new(x, z)),
+        (any::<i32>(), any::<i32>()).prop_map(|(x, z)| ChunkCoord::new(x, z)),
+        Just(ChunkCoord::new(i32::MAX, i32::MIN)),
+    ]
+}
+
+fn assert_finite(chunk: &ChunkData, height_bound: f64) {
+    let finite = |v: &[f32]| v.iter().all(|c| c.is_finite());
+    assert!(chunk.positions.iter().all(|p| finite(p)));
+    assert!(chunk.normals.iter().all(|n| finite(n)));
+    assert!(chunk.colors.iter().all(|c| finite(c)));
+    assert!(chunk.trees.iter().all(|t| finite(&t.position)));
+    assert!(f64::from(chunk.min_height.abs()) <= height_bound * (1.0 + 1e-6) + 1e-6);
+    assert!(f64::from(chunk.max_height.abs()) <= height_bound * (1.0 + 1e-6) + 1e-6);
+}
+
+/// `settings` with trees at least as far apart as chunks of `layout` need
+/// ([`ChunkLayout::validate_with`]).
+fn with_tree_spacing_for(mut settings: WorldSettings, layout: &ChunkLayout) -> WorldSettings {
+    let least = (layout.chunk_size() / (limits::MAX_TREE_SPOTS.sqrt() - 2.0)).ceil();
+    settings.trees.spacing = settings.trees.spacing.max(least);
+    settings
+}
+
+/// Builds a chunk and checks it is finite, within the height bound validation states, and quick.
+fn build_checked(settings: &WorldSettings, layout: &ChunkLayout, coord: ChunkCoord) {
+    let bound = settings.terrain.density.validate().unwrap().magnitude();
+    let world = World::new(settings.clone()).expect("validated");
+    let started = Instant::now();
+    let chunk = world.build_chunk(coord, layout).expect("validated layout");
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(
+        chunk.positions.len(),
+        match layout.style {
+            MeshStyle::Smooth => ((layout.tiles + 1) * (layout.tiles + 1)) as usize,
+            MeshStyle::FlatTiles => (4 * layout.tiles * layout.tiles) as usize,
+        }
+    );
+    assert!(chunk.trees.len() as f64 <= limits::MAX_TREE_SPOTS);
+    assert_finite(&chunk, bound * settings.terrain.height_scale);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+
+    /// Every valid setting builds a finite chunk, heights within the stated bound, in bounded
+    /// time and size.
+    #[test]
+    fn valid_settings_build_finite_chunks(
+        settings in settings(),
+        layout in layout(),
+        coord in coord(),
+    ) {
+        prop_assume!(settings.validate().is_ok());
+        let settings = with_tree_spacing_for(settings, &layout);
+        layout.validate_with(&settings).unwrap();
+        build_checked(&settings, &layout, coord);
+    }
+
+    /// Every valid setting survives the preset format unchanged.
+    #[test]
+    fn presets_round_trip(settings in settings()) {
+        prop_assume!(settings.validate().is_ok());
+        let text = settings.to_ron().unwrap();
+        prop_assert_eq!(WorldSettings::from_ron(&text).unwrap(), settings);
+    }
+}
+
+/// Every number in the settings, by path, with a way to set it: the world's own fields and every
+/// field of every density node.
+fn numeric_fields(settings: &WorldSettings) -> Vec<String> {
+    let mut paths: Vec<String> = [
+        "seed",
+        "terrain.height_scale",
+        "climate.scale",
+        "climate.chill",
+        "regions.cell_size",
+        "regions.jitter",
+        "regions.wobble",
+        "regions.wobble_scale",
+        "regions.blend_width",
+        "surface.deep_water",
+        "surface.beach",
+        "surface.snow_temperature",
+        "trees.spacing",
+        "trees.jitter",
+        "trees.max_slope_degrees",
+        "trees.min_scale",
+        "trees.max_scale",
+        "trees.clumping",
+    ]
+    .map(str::to_owned)
+    .into();
+    for (axis, limits) in [
+        ("heat_limits", &settings.biomes.heat_limits),
+        ("wet_limits", &settings.biomes.wet_limits),
+    ] {
+        paths.extend((0..limits.len()).map(|i| format!("biomes.{axis}[{i}]")));
+    }
+    for (i, biome) in settings.biomes.biomes.iter().enumerate() {
+        paths.push(format!("biomes.biomes[{i}].tree_density"));
+        paths.extend(
+            (0..biome.trees.len()).map(|k| format!("biomes.biomes[{i}].trees[{k}].weight")),
+        );
+    }
+    for entry in settings.terrain.density.walk() {
+        let mut op = entry.node.op;
+        op.fields(&mut |field| {
+            if !matches!(field.value, FieldValue::Shape(_)) {
+                let node = if entry.path.is_empty() {
+                    String::new()
+                } else {
+                    format!("{}.", entry.path)
+                };
+                paths.push(format!("terrain.density.{node}{}", field.name));
+            }
+        });
+    }
+    paths
+}
+
+/// Sets the field at `path` to `value`, converted as its type converts (saturating for whole
+/// numbers).
+fn set_field(settings: &mut WorldSettings, path: &str, value: f64) {
+    if let Some(rest) = path.strip_prefix("terrain.density.") {
+        let (node_path, name) = rest.rsplit_once('.').unwrap_or(("", rest));
+        let id = settings
+            .terrain
+            .density
+            .walk()
+            .iter()
+            .position(|e| e.path == node_path)
+            .expect("a node path from numeric_fields");
+        let node = settings.terrain.density.node_mut(id).unwrap();
+        node.op.fields(&mut |field| {
+            if field.name == name {
+                match field.value {
+                    FieldValue::Number { value: v, .. } => *v = value,
+                    FieldValue::Whole { value: v, .. } | FieldValue::Choice { value: v, .. } => {
+                        *v = value as u32;
+                    }
+                    FieldValue::SeedOffset { value: v, .. } => *v = value as i64,
+                    FieldValue::Shape(_) => {}
+                }
+            }
+        });
+        return;
+    }
+    let index = |text: &str| -> usize {
+        text.trim_end_matches(']')
+            .rsplit('[')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    let s = settings;
+    match path {
+        "seed" => s.seed = value as i64,
+        "terrain.height_scale" => s.terrain.height_scale = value,
+        "climate.scale" => s.climate.scale = value,
+        "climate.chill" => s.climate.chill = value,
+        "regions.cell_size" => s.regions.cell_size = value,
+        "regions.jitter" => s.regions.jitter = value,
+        "regions.wobble" => s.regions.wobble = value,
+        "regions.wobble_scale" => s.regions.wobble_scale = value,
+        "regions.blend_width" => s.regions.blend_width = value,
+        "surface.deep_water" => s.surface.deep_water = value,
+        "surface.beach" => s.surface.beach = value,
+        "surface.snow_temperature" => s.surface.snow_temperature = value,
+        "trees.spacing" => s.trees.spacing = value,
+        "trees.jitter" => s.trees.jitter = value,
+        "trees.max_slope_degrees" => s.trees.max_slope_degrees = value,
+        "trees.min_scale" => s.trees.min_scale = value,
+        "trees.max_scale" => s.trees.max_scale = value,
+        "trees.clumping" => s.trees.clumping = value,
+        _ if path.starts_with("biomes.heat_limits") => {
+            s.biomes.heat_limits[index(path)] = value;
+        }
+        _ if path.starts_with("biomes.wet_limits") => s.biomes.wet_limits[index(path)] = value,
+        _ if path.ends_with(".tree_density") => {
+            let i = index(path.trim_end_matches(".tree_density"));
+            s.biomes.biomes[i].tree_density = value;
+        }
+        _ if path.ends_with(".weight") => {
+            let (biome, entry) = path
+                .trim_end_matches(".weight")
+                .split_once(".trees")
+                .unwrap();
+            s.biomes.biomes[index(biome)].trees[index(entry)].weight = value;
+        }
+        _ => panic!("no setter for {path}"),
+    }
+}
+
+/// The list of fields covers every number the settings serialize (colours, which any byte
+/// fills validly, aside), so a new field cannot escape the mutation test.
+#[test]
+fn the_mutation_table_covers_every_number() {
+    fn count(value: &serde_json::Value, key: &str) -> usize {
+        if key.contains("color") {
+            return 0;
+        }
+        match value {
+            serde_json::Value::Number(_) => 1,
+            serde_json::Value::Array(items) => items.iter().map(|v| count(v, key)).sum(),
+            serde_json::Value::Object(map) => map.iter().map(|(k, v)| count(v, k)).sum(),
+            _ => 0,
+        }
+    }
+    let settings = WorldSettings::default();
+    let json = serde_json::to_value(&settings).unwrap();
+    assert_eq!(numeric_fields(&settings).len(), count(&json, ""));
+}
+
+/// Values a hostile user might type: non-finite, signed zeros, extremes, just past the usual
+/// ranges, and ordinary ones.
+fn hostile() -> impl Strategy<Value = f64> {
+    prop_oneof![
+        Just(f64::NAN),
+        Just(f64::INFINITY),
+        Just(f64::NEG_INFINITY),
+        Just(0.0),
+        Just(-0.0),
+        Just(1e300),
+        Just(-1e300),
+        Just(1e-300),
+        Just(f64::MAX),
+        Just(f64::MIN_POSITIVE),
+        Just(9.3e18),
+        Just(-9.3e18),
+        Just(4.3e9),
+        Just(-1.0),
+        Just(1.0),
+        Just(16.0),
+        Just(17.0),
+        Just(100.0),
+        Just(1e4),
+        -2.0..=2.0f64,
+        -1e7..=1e7f64,
+    ]
+}
+
+/// Paths whose errors may name a partner: the other end of a pair that must stay in order.
+fn partners(path: &str) -> Vec<String> {
+    let swap = |a: &str, b: &str| {
+        if let Some(base) = path.strip_suffix(a) {
+            vec![format!("{base}{b}")]
+        } else if let Some(base) = path.strip_suffix(b) {
+            vec![format!("{base}{a}")]
+        } else {
+            Vec::new()
+        }
+    };
+    let mut out = swap("low", "high");
+    out.extend(swap("min_scale", "max_scale"));
+    for axis in ["heat_limits", "wet_limits"] {
+        if let Some(rest) = path.strip_prefix(&format!("biomes.{axis}[")) {
+            let i: usize = rest.trim_end_matches(']').parse().unwrap();
+            out.push(format!("biomes.{axis}[{}]", i + 1));
+            if i > 0 {
+                out.push(format!("biomes.{axis}[{}]", i - 1));
+            }
+        }
+    }
+    out
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 1300, ..ProptestConfig::default() })]
+
+    /// One field of the defaults set to a hostile value is either refused, naming that field (or
+    /// its partner in an ordered pair, or the node whose values it pushes out of range, or the
+    /// height scale those values then overflow), or accepted and builds a finite chunk.
+    #[test]
+    fn one_field_mutations_are_refused_by_name_or_safe(
+        pick in any::<prop::sample::Index>(),
+        value in hostile(),
+        coord in (-40i32..40, -40i32..40),
+    ) {
+        let mut settings = WorldSettings::default();
+        let fields = numeric_fields(&settings);
+        let path = pick.get(&fields).clone();
+        set_field(&mut settings, &path, value);
+        match settings.validate() {
+            Err(error) => {
+                let ancestor = path.starts_with("terrain.density")
+                    && (path.starts_with(&format!("{}.", error.field))
+                        || error.field == "terrain.height_scale");
+                prop_assert!(
+                    error.field == path || ancestor || partners(&path).contains(&error.field),
+                    "{path} = {value} was refused as {error}"
+                );
+            }
+            Ok(()) => {
+                let layout = ChunkLayout { tiles: 8, ..ChunkLayout::default() };
+                prop_assume!(layout.validate_with(&settings).is_ok());
+                build_checked(&settings, &layout, ChunkCoord::new(coord.0, coord.1));
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    /// Any tile size: refused by name unless it is a multiple of 1/64 in range; accepted ones
+    /// give neighbours identical edges, origins inside their own chunks, and the same bytes on
+    /// another thread.
+    #[test]
+    fn layouts_are_exact_or_refused_and_seamless(
+        tiles in 1u32..=20,
+        size in prop_oneof![0.001..=400.0f64, (1u32..=16384).prop_map(|k| f64::from(k) / 64.0)],
+        coord in coord(),
+        seed in -1000i64..1000,
+    ) {
+        let layout = ChunkLayout { tiles, tile_size: size, style: MeshStyle::Smooth };
+        let settings = WorldSettings { seed, ..WorldSettings::default() };
+        let exact = (size * 64.0).fract() == 0.0 && ChunkLayout::TILE_SIZE.contains(&size);
+        let settings = if exact { with_tree_spacing_for(settings, &layout) } else { settings };
+        match layout.validate_with(&settings) {
+            Err(error) => prop_assert!(!exact && error.field == "layout.tile_size", "{error}"),
+            Ok(()) => {
+                prop_assert!(exact);
+                let origin = coord.origin(&layout);
+                prop_assert_eq!(ChunkCoord::containing(origin[0], origin[1], &layout), coord);
+                prop_assume!(coord.x < i32::MAX && coord.z < i32::MAX);
+                let world = World::new(settings).unwrap();
+                let here = world.build_chunk(coord, &layout).unwrap();
+                let east = world.build_chunk(ChunkCoord::new(coord.x + 1, coord.z), &layout).unwrap();
+                let south = world.build_chunk(ChunkCoord::new(coord.x, coord.z + 1), &layout).unwrap();
+                let verts = tiles as usize + 1;
+                for t in 0..verts {
+                    let (a, b) = (t * verts + verts - 1, t * verts);
+                    prop_assert_eq!(here.world_position(a), east.world_position(b));
+                    prop_assert_eq!(here.normals[a], east.normals[b]);
+                    prop_assert_eq!(here.colors[a], east.colors[b]);
+                    let (a, b) = ((verts - 1) * verts + t, t);
+                    prop_assert_eq!(here.world_position(a), south.world_position(b));
+                    prop_assert_eq!(here.normals[a], south.normals[b]);
+                    prop_assert_eq!(here.colors[a], south.colors[b]);
+                }
+                let elsewhere = std::thread::scope(|scope| {
+                    scope.spawn(|| world.build_chunk(coord, &layout).unwrap()).join().unwrap()
+                });
+                prop_assert_eq!(elsewhere, here);
+            }
+        }
+    }
+}
+
+/// The operations the graph strategy draws from are all there is: a new operation must join it.
+#[test]
+fn the_graph_strategy_knows_every_operation() {
+    assert_eq!(
+        DensityOp::KINDS,
+        [
+            "Constant",
+            "Fbm",
+            "Cell",
+            "Warp",
+            "Clamp",
+            "SmoothClamp",
+            "Abs",
+            "Add",
+            "Multiply",
+            "Mix"
+        ]
+    );
+}
