@@ -67,9 +67,7 @@ fn load_preset(name: &str) -> Result<WorldSettings, String> {
             .join("assets/presets")
             .join(format!("{name}.ron"))
     };
-    let text = std::fs::read_to_string(&path)
-        .map_err(|e| format!("cannot read preset {}: {e}", path.display()))?;
-    WorldSettings::from_ron(&text).map_err(|e| format!("preset {}: {e}", path.display()))
+    WorldSettings::from_ron_file(&path).map_err(|e| format!("preset {}: {e}", path.display()))
 }
 
 const SKY: Color = Color::srgb(0.62, 0.76, 0.90);

@@ -1,12 +1,11 @@
 //! The logic behind the panel, apart from egui: a draft of the settings applied with a debounce,
 //! presets on disk, and the small edits the widgets make.
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use biome_core::WorldSettings;
 use biome_core::density::DensityNode;
-use biome_core::world::{PresetError, limits};
+use biome_core::world::PresetError;
 
 use crate::world::{BiomeWorldSettings, regenerates};
 
@@ -218,37 +217,13 @@ impl PresetLibrary {
     }
 }
 
-/// Reads and validates a preset file, refusing files over [`limits::MAX_PRESET_BYTES`] before
-/// reading them whole.
+/// Reads and validates a preset file ([`WorldSettings::from_ron_file`]: files over
+/// [`biome_core::world::limits::MAX_PRESET_BYTES`] are refused before they are read whole).
 ///
 /// # Errors
 /// An unreadable or oversized file, or a preset that does not parse or validate.
 pub fn load_file(path: &Path) -> Result<WorldSettings, PresetFileError> {
-    let io = |source| PresetFileError::Io {
-        path: path.to_owned(),
-        source,
-    };
-    let too_large = |bytes: usize| PresetFileError::Preset {
-        path: path.to_owned(),
-        source: Box::new(PresetError::TooLarge {
-            bytes,
-            limit: limits::MAX_PRESET_BYTES,
-        }),
-    };
-    let file = std::fs::File::open(path).map_err(io)?;
-    let size = file.metadata().map_err(io)?.len();
-    if size > limits::MAX_PRESET_BYTES as u64 {
-        return Err(too_large(usize::try_from(size).unwrap_or(usize::MAX)));
-    }
-    // The file may grow between the size check and the read: read one byte past the limit.
-    let mut text = String::new();
-    file.take(limits::MAX_PRESET_BYTES as u64 + 1)
-        .read_to_string(&mut text)
-        .map_err(io)?;
-    if text.len() > limits::MAX_PRESET_BYTES {
-        return Err(too_large(text.len()));
-    }
-    WorldSettings::from_ron(&text).map_err(|e| PresetFileError::Preset {
+    WorldSettings::from_ron_file(path).map_err(|e| PresetFileError::Preset {
         path: path.to_owned(),
         source: Box::new(e),
     })
@@ -399,7 +374,7 @@ mod tests {
         ));
         assert!(matches!(
             library.load("missing"),
-            Err(PresetFileError::Io { .. })
+            Err(PresetFileError::Preset { source, .. }) if matches!(*source, PresetError::Io { .. })
         ));
         std::fs::remove_dir_all(dir).unwrap();
     }
@@ -467,7 +442,7 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let library = PresetLibrary::new(&dir);
         let mut text = WorldSettings::default().to_ron().unwrap();
-        text.push_str(&" ".repeat(limits::MAX_PRESET_BYTES));
+        text.push_str(&" ".repeat(biome_core::world::limits::MAX_PRESET_BYTES));
         std::fs::write(dir.join("huge.ron"), &text).unwrap();
         let error = library.load("huge").unwrap_err();
         assert!(
@@ -484,9 +459,11 @@ mod tests {
         let error = library.save("invalid", &invalid).unwrap_err();
         assert!(error.to_string().contains("trees.spacing"), "{error}");
         assert!(!dir.join("invalid.ron").exists());
-        // The I/O cause stays reachable through `source()`.
+        // The I/O cause stays reachable through the chain of `source()`s.
         let missing = library.load("missing").unwrap_err();
-        assert!(std::error::Error::source(&missing).is_some());
+        let preset = std::error::Error::source(&missing).expect("the preset error");
+        let io = preset.source().expect("the I/O error");
+        assert!(io.downcast_ref::<std::io::Error>().is_some(), "{io}");
         std::fs::remove_dir_all(dir).unwrap();
     }
 }

@@ -182,7 +182,7 @@ fn node_label(id: usize, node: &DensityNode) -> String {
 
 fn run(options: &Options) -> Result<(), Box<dyn Error>> {
     let mut settings = match &options.preset {
-        Some(path) => WorldSettings::from_ron(&std::fs::read_to_string(path)?)?,
+        Some(path) => WorldSettings::from_ron_file(path)?,
         None => WorldSettings::default(),
     };
     if let Some(seed) = options.seed {

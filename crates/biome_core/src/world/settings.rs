@@ -505,9 +505,17 @@ pub enum PresetError {
     #[error("a preset is at most {limit} bytes; this one has {bytes}")]
     TooLarge {
         /// The text's length.
-        bytes: usize,
+        bytes: u64,
         /// [`limits::MAX_PRESET_BYTES`].
         limit: usize,
+    },
+    /// The preset file could not be read.
+    #[error("cannot read {}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: std::path::PathBuf,
+        /// What the system said.
+        source: std::io::Error,
     },
 }
 
@@ -708,13 +716,41 @@ impl WorldSettings {
     pub fn from_ron(text: &str) -> Result<Self, PresetError> {
         if text.len() > limits::MAX_PRESET_BYTES {
             return Err(PresetError::TooLarge {
-                bytes: text.len(),
+                bytes: text.len() as u64,
                 limit: limits::MAX_PRESET_BYTES,
             });
         }
         let settings: Self = ron_options().from_str(text).map_err(PresetError::Parse)?;
         settings.validate().map_err(PresetError::Invalid)?;
         Ok(settings)
+    }
+
+    /// Reads and validates a preset file ([`WorldSettings::from_ron`]); a file over
+    /// [`limits::MAX_PRESET_BYTES`] is refused before it is read whole.
+    ///
+    /// # Errors
+    /// [`PresetError::Io`] for a file that cannot be read, and the errors of
+    /// [`WorldSettings::from_ron`].
+    pub fn from_ron_file(path: impl AsRef<std::path::Path>) -> Result<Self, PresetError> {
+        use std::io::Read;
+        let path = path.as_ref();
+        let io = |source| PresetError::Io {
+            path: path.to_owned(),
+            source,
+        };
+        let limit = limits::MAX_PRESET_BYTES;
+        let file = std::fs::File::open(path).map_err(io)?;
+        let bytes = file.metadata().map_err(io)?.len();
+        if bytes > limit as u64 {
+            return Err(PresetError::TooLarge { bytes, limit });
+        }
+        // The file may grow between the size check and the read: read one byte past the limit,
+        // which `from_ron` then refuses.
+        let mut text = String::new();
+        file.take(limit as u64 + 1)
+            .read_to_string(&mut text)
+            .map_err(io)?;
+        Self::from_ron(&text)
     }
 
     /// The settings as pretty RON, the preset format under `assets/presets/`. Only valid
