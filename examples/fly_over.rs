@@ -81,9 +81,10 @@ fn main() -> ExitCode {
         }
     };
     let mut settings = BiomeWorldSettings::default();
+    let mut streaming = BiomeWorldStreaming::default();
     if let Some(name) = &args.preset {
         match load_preset(name) {
-            Ok(world) => settings.world = world,
+            Ok(generator) => settings.generator = generator,
             Err(message) => {
                 eprintln!("{message}");
                 return ExitCode::from(2);
@@ -91,11 +92,11 @@ fn main() -> ExitCode {
         }
     }
     if let Some(seed) = args.seed {
-        settings.world.seed = seed;
+        settings.generator.seed = seed;
     }
     if args.screenshot.is_some() {
         // Frame rate does not matter when waiting for a picture: apply chunks in bigger bites.
-        settings.apply_budget_ms = 50.0;
+        streaming.apply_budget_ms = 50.0;
     }
 
     let mut app = App::new();
@@ -106,6 +107,7 @@ fn main() -> ExitCode {
             ..default()
         })
         .insert_resource(settings)
+        .insert_resource(streaming)
         .add_plugins(
             DefaultPlugins
                 .set(WindowPlugin {
@@ -125,7 +127,7 @@ fn main() -> ExitCode {
                     },
                 }),
         )
-        .add_plugins(BiomeWorldPlugin::default())
+        .add_plugins(BiomeWorldPlugin)
         .insert_resource(Flight::default())
         .add_systems(Startup, setup)
         .add_systems(
@@ -199,8 +201,9 @@ const CRUISE_SPEED: f32 = 45.0;
 
 fn setup(
     mut commands: Commands,
-    world: BiomeWorld,
+    biome_world: BiomeWorld,
     settings: Res<BiomeWorldSettings>,
+    streaming: Res<BiomeWorldStreaming>,
     screenshot: Option<Res<ScreenshotRequest>>,
 ) {
     // Start over land: the first point of a spiral around the origin that is above the beach.
@@ -208,13 +211,13 @@ fn setup(
     for k in 0..400 {
         let angle = k as f32 * 0.7;
         let p = Vec2::new(angle.cos(), angle.sin()) * (k as f32 * 25.0);
-        if world.height_at(p) > 8.0 {
+        if biome_world.height_at(p) > 8.0 {
             start = p;
             break;
         }
     }
-    let ground = world.height_at(start).max(0.0);
-    let view = settings.view_radius as f32 * settings.layout.chunk_size() as f32;
+    let ground = biome_world.height_at(start).max(0.0);
+    let view = streaming.view_radius as f32 * settings.layout.chunk_size() as f32;
     let flight = Flight::default();
     commands.spawn((
         Camera3d::default(),
@@ -274,7 +277,7 @@ fn toggle_control(
 /// Glides forward, turning slowly, holding a height above the highest ground ahead.
 fn autopilot(
     time: Res<Time>,
-    world: BiomeWorld,
+    biome_world: BiomeWorld,
     screenshot: Option<Res<ScreenshotRequest>>,
     mut flight: ResMut<Flight>,
     mut camera: Single<&mut Transform, With<Camera3d>>,
@@ -289,7 +292,7 @@ fn autopilot(
     let here = camera.translation.xz() + forward * CRUISE_SPEED * dt;
     let highest = [0.0, 40.0, 90.0, 160.0, 240.0]
         .iter()
-        .map(|&ahead| world.height_at(here + forward * ahead))
+        .map(|&ahead| biome_world.height_at(here + forward * ahead))
         .fold(0.0_f32, f32::max);
     let target = highest + CLEARANCE;
     let altitude = flight.altitude.unwrap_or(camera.translation.y);
@@ -299,14 +302,17 @@ fn autopilot(
     camera.rotation = Quat::from_euler(EulerRot::YXZ, flight.heading, flight.pitch, 0.0);
 }
 
-#[allow(clippy::too_many_arguments)]
+#[expect(
+    clippy::too_many_arguments,
+    reason = "a system: one parameter per input and resource it reads"
+)]
 fn free_flight(
     time: Res<Time>,
     keys: Res<ButtonInput<KeyCode>>,
     buttons: Res<ButtonInput<MouseButton>>,
     motion: Res<AccumulatedMouseMotion>,
     #[cfg(feature = "panel")] egui_input: Option<Res<bevy_egui::input::EguiWantsInput>>,
-    world: BiomeWorld,
+    biome_world: BiomeWorld,
     mut flight: ResMut<Flight>,
     mut camera: Single<&mut Transform, With<Camera3d>>,
 ) {
@@ -345,7 +351,10 @@ fn free_flight(
     };
     camera.translation += direction.normalize_or_zero() * speed * time.delta_secs();
     // Never below the ground.
-    let ground = world.ground_height_at(camera.translation.xz()).max(0.0) + 2.0;
+    let ground = biome_world
+        .ground_height_at(camera.translation.xz())
+        .max(0.0)
+        + 2.0;
     camera.translation.y = camera.translation.y.max(ground);
 }
 

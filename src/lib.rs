@@ -6,7 +6,7 @@
 //! use bevy_biome_world::prelude::*;
 //!
 //! App::new()
-//!     .add_plugins((DefaultPlugins, BiomeWorldPlugin::default()))
+//!     .add_plugins((DefaultPlugins, BiomeWorldPlugin))
 //!     .add_systems(Startup, |mut commands: Commands| {
 //!         commands.spawn((Camera3d::default(), BiomeWorldAnchor, Transform::from_xyz(0.0, 150.0, 0.0)));
 //!     })
@@ -22,12 +22,12 @@
 //! #[derive(Component)]
 //! struct Player;
 //!
-//! fn stand_on_ground(world: BiomeWorld, mut players: Query<&mut Transform, With<Player>>) {
+//! fn stand_on_ground(biome_world: BiomeWorld, mut players: Query<&mut Transform, With<Player>>) {
 //!     for mut transform in &mut players {
 //!         let xz = transform.translation.xz();
-//!         transform.translation.y = world.ground_height_at(xz);
-//!         let (_, biome) = world.biome_at(xz);
-//!         info!("standing in {} (region {:?})", biome.name, world.region_at(xz));
+//!         transform.translation.y = biome_world.ground_height_at(xz);
+//!         let (_, biome) = biome_world.biome_at(xz);
+//!         info!("standing in {} (region {:?})", biome.name, biome_world.region_at(xz));
 //!     }
 //! }
 //!
@@ -41,46 +41,72 @@
 //! }
 //!
 //! App::new()
-//!     .add_plugins((DefaultPlugins, BiomeWorldPlugin::default()))
+//!     .add_plugins((DefaultPlugins, BiomeWorldPlugin))
 //!     .insert_resource(BiomeWorldSettings {
-//!         world: WorldSettings { seed: 1234, ..default() },
-//!         view_radius: 10,
+//!         generator: WorldSettings { seed: 1234, ..default() },
 //!         ..default()
 //!     })
+//!     .insert_resource(BiomeWorldStreaming { view_radius: 10, ..default() })
 //!     .add_systems(Update, (stand_on_ground, on_chunks))
 //!     .run();
 //! ```
 //!
+//! Without a window the plugin streams just the same, meshes included (`MinimalPlugins` plus
+//! `AssetPlugin` and `TransformPlugin`), which is how its tests run:
+//!
+//! ```
+//! use bevy::prelude::*;
+//! use bevy_biome_world::prelude::*;
+//!
+//! let mut app = App::new();
+//! app.add_plugins((MinimalPlugins, AssetPlugin::default(), TransformPlugin, BiomeWorldPlugin))
+//!     .insert_resource(BiomeWorldStreaming { view_radius: 1, ..default() });
+//! app.world_mut().spawn((BiomeWorldAnchor, Transform::default()));
+//! app.finish();
+//! app.cleanup();
+//! for _ in 0..10_000 {
+//!     app.update();
+//!     let stats = app.world().resource::<BiomeWorldStats>();
+//!     if stats.loaded == 5 && stats.is_idle() {
+//!         break;
+//!     }
+//!     std::thread::yield_now();
+//! }
+//! assert_eq!(app.world().resource::<BiomeWorldStats>().loaded, 5);
+//! ```
+//!
 //! The world itself comes from [`biome_core`] (re-exported), a pure-Rust implementation of the
 //! tutorial "Procedural Biome Generation: Simplex Noise & Domain Warping" that gives the same bits
-//! as the tutorial's JavaScript. Tune it at run time through [`BiomeWorldSettings`]; query it from
-//! gameplay code with the [`BiomeWorld`] system parameter; react to [`ChunkSpawned`] and
-//! [`ChunkDespawned`].
-//!
-//! Without a renderer (`MinimalPlugins` plus `AssetPlugin`), the plugin still streams chunks,
-//! meshes included, which is how its tests run.
+//! as the tutorial's JavaScript. Tune it at run time through [`BiomeWorldSettings`] and
+//! [`BiomeWorldStreaming`]; query it from gameplay code with the [`BiomeWorld`] system parameter;
+//! react to [`ChunkSpawned`], [`ChunkDespawned`] and [`ChunkFailed`]. Every component and
+//! resource is `Reflect` and registered, so inspectors and Bevy's remote protocol see them.
 
 pub mod chunk;
 #[cfg(feature = "panel")]
 pub mod panel;
+
+/// The README's examples, compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
 pub mod query;
 pub mod scatter;
 pub mod streaming;
 pub mod tasks;
 pub mod world;
 
-use bevy::asset::RenderAssetUsages;
 use bevy::prelude::*;
 
 pub use biome_core;
 pub use chunk::{BiomeChunk, BiomeWater, ChunkAssets};
 #[cfg(feature = "panel")]
-pub use panel::BiomeWorldPanelPlugin;
+pub use panel::{BiomeWorldPanelPlugin, BiomeWorldPanelSystems};
 pub use query::BiomeWorld;
 pub use scatter::{BiomeTree, TreeAssets};
 pub use streaming::{BiomeWorldAnchor, BiomeWorldStats, ChunkDespawned, ChunkFailed, ChunkSpawned};
 pub use tasks::background_async_compute;
-pub use world::{BiomeWorldSettings, BiomeWorldState};
+pub use world::{BiomeWorldSettings, BiomeWorldState, BiomeWorldStreaming, ChunkMeshOptions};
 
 /// Everything a game usually needs.
 pub mod prelude {
@@ -88,7 +114,8 @@ pub mod prelude {
     pub use crate::BiomeWorldPanelPlugin;
     pub use crate::{
         BiomeChunk, BiomeWorld, BiomeWorldAnchor, BiomeWorldPlugin, BiomeWorldSettings,
-        BiomeWorldStats, BiomeWorldSystems, ChunkDespawned, ChunkFailed, ChunkSpawned,
+        BiomeWorldStats, BiomeWorldStreaming, BiomeWorldSystems, ChunkDespawned, ChunkFailed,
+        ChunkMeshOptions, ChunkSpawned,
     };
     pub use biome_core::{ChunkCoord, ChunkLayout, MeshStyle, WorldSettings};
 }
@@ -96,10 +123,8 @@ pub mod prelude {
 /// The plugin's systems, in the order they run each `Update`.
 #[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum BiomeWorldSystems {
-    /// The settings panel (feature `panel`): applies its edits, refreshes its pictures, draws
-    /// gizmos; its window is drawn in `bevy_egui`'s `EguiPrimaryContextPass`, in this set too.
-    Panel,
-    /// Rebuilds the world when [`BiomeWorldSettings`] changed.
+    /// Rebuilds the generator when [`BiomeWorldSettings`] changed, and takes
+    /// [`BiomeWorldStreaming`] in.
     Settings,
     /// Decides which chunks should exist, despawns far ones, starts builds.
     Stream,
@@ -107,36 +132,42 @@ pub enum BiomeWorldSystems {
     Apply,
 }
 
-/// Streams an endless world around every [`BiomeWorldAnchor`].
+/// Streams an endless world around every [`BiomeWorldAnchor`]:
+/// `app.add_plugins(BiomeWorldPlugin)`.
 ///
-/// Build-time options are fields here; runtime tunables live in the [`BiomeWorldSettings`]
-/// resource, added with `init_resource` so a game can insert its own first.
-#[derive(Clone, Debug, Default)]
-pub struct BiomeWorldPlugin {
-    /// Keep chunk meshes readable in the main world after they reach the GPU, for colliders or
-    /// navigation meshes, at the cost of a CPU copy of every loaded chunk. Off by default: the
-    /// meshes then live in the render world only.
-    pub keep_mesh_data: bool,
-}
+/// Its settings are resources, added with `init_resource` so a game can insert its own first:
+/// [`BiomeWorldSettings`] (the world, the chunk layout, water and trees),
+/// [`BiomeWorldStreaming`] (radius, tasks, budget) and [`ChunkMeshOptions`] (where meshes live).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct BiomeWorldPlugin;
 
 impl Plugin for BiomeWorldPlugin {
     fn build(&self, app: &mut App) {
-        let mesh_usage = if self.keep_mesh_data {
-            RenderAssetUsages::MAIN_WORLD | RenderAssetUsages::RENDER_WORLD
-        } else {
-            RenderAssetUsages::RENDER_WORLD
-        };
-        app.insert_resource(streaming::StreamingOptions { mesh_usage })
-            .init_resource::<BiomeWorldSettings>()
+        app.init_resource::<BiomeWorldSettings>()
+            .init_resource::<BiomeWorldStreaming>()
+            .init_resource::<ChunkMeshOptions>()
             .init_resource::<BiomeWorldStats>()
             .init_resource::<streaming::ChunkStreamer>()
+            .register_type::<BiomeWorldSettings>()
+            .register_type::<BiomeWorldStreaming>()
+            .register_type::<ChunkMeshOptions>()
+            .register_type::<BiomeWorldState>()
+            .register_type::<BiomeWorldStats>()
+            .register_type::<ChunkAssets>()
+            .register_type::<TreeAssets>()
+            .register_type::<BiomeWorldAnchor>()
+            .register_type::<BiomeChunk>()
+            .register_type::<BiomeWater>()
+            .register_type::<BiomeTree>()
+            .register_type::<ChunkSpawned>()
+            .register_type::<ChunkDespawned>()
+            .register_type::<ChunkFailed>()
             .add_message::<ChunkSpawned>()
             .add_message::<ChunkDespawned>()
             .add_message::<ChunkFailed>()
             .configure_sets(
                 Update,
                 (
-                    BiomeWorldSystems::Panel,
                     BiomeWorldSystems::Settings,
                     BiomeWorldSystems::Stream,
                     BiomeWorldSystems::Apply,
@@ -162,7 +193,8 @@ impl Plugin for BiomeWorldPlugin {
             app.init_asset::<StandardMaterial>();
         }
         let settings = app.world().resource::<BiomeWorldSettings>().clone();
-        app.insert_resource(BiomeWorldState::new(&settings));
+        let streaming = app.world().resource::<BiomeWorldStreaming>().clone();
+        app.insert_resource(BiomeWorldState::new(&settings, &streaming));
         let world = app.world_mut();
         let (chunk_assets, tree_assets) =
             world.resource_scope(|world, mut materials: Mut<Assets<StandardMaterial>>| {

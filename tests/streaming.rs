@@ -7,11 +7,13 @@ use bevy::ecs::message::MessageCursor;
 use bevy::ecs::system::RunSystemOnce;
 use bevy::mesh::{Indices, VertexAttributeValues};
 use bevy::prelude::*;
-use bevy_biome_world::biome_core::{ChunkCoord, ChunkLayout, MeshStyle, World, WorldSettings};
+use bevy_biome_world::biome_core::{
+    ChunkCoord, ChunkLayout, MeshStyle, WorldGenerator, WorldSettings,
+};
 use bevy_biome_world::prelude::*;
 use bevy_biome_world::{BiomeTree, BiomeWorldState};
 
-/// Small chunks and a small radius keep each test to a few hundred builds.
+/// Small chunks keep each test to a few hundred builds.
 fn settings() -> BiomeWorldSettings {
     BiomeWorldSettings {
         layout: ChunkLayout {
@@ -19,6 +21,13 @@ fn settings() -> BiomeWorldSettings {
             tile_size: 4.0,
             style: MeshStyle::Smooth,
         },
+        ..default()
+    }
+}
+
+/// A small radius, with that.
+fn streaming() -> BiomeWorldStreaming {
+    BiomeWorldStreaming {
         view_radius: 3,
         despawn_hysteresis: 1,
         ..default()
@@ -43,7 +52,8 @@ impl Harness {
         let mut app = App::new();
         app.add_plugins((MinimalPlugins, AssetPlugin::default(), TransformPlugin))
             .insert_resource(settings)
-            .add_plugins(BiomeWorldPlugin::default());
+            .insert_resource(streaming())
+            .add_plugins(BiomeWorldPlugin);
         app.finish();
         app.cleanup();
         let anchor = app
@@ -136,7 +146,11 @@ impl Harness {
     fn circle(&self, center: Vec3) -> HashSet<ChunkCoord> {
         let settings = self.app.world().resource::<BiomeWorldSettings>();
         let c = ChunkCoord::containing(f64::from(center.x), f64::from(center.z), &settings.layout);
-        let r = settings.view_radius as i32;
+        let r = self
+            .app
+            .world()
+            .resource::<BiomeWorldStreaming>()
+            .view_radius as i32;
         let mut set = HashSet::new();
         for dz in -r..=r {
             for dx in -r..=r {
@@ -247,7 +261,7 @@ fn hovering_at_a_border_does_not_churn() {
 #[test]
 fn chunk_count_stays_bounded_on_a_long_flight() {
     let mut h = Harness::new(settings());
-    let s = settings();
+    let s = streaming();
     let keep = i64::from(s.view_radius + s.despawn_hysteresis);
     // Chunks within radius + hysteresis of a path segment: a generous bound on what may be alive.
     let bound = ((2 * keep + 2) * (2 * keep + 2)) as usize;
@@ -284,7 +298,7 @@ fn a_teleport_of_a_million_units_works() {
             );
         }
     }
-    let world = World::new(h.state().world.settings().clone()).unwrap();
+    let world = WorldGenerator::new(h.state().generator.settings().clone()).unwrap();
     let y = world.height_at(1_000_000.0, -1_000_000.0);
     assert!(y.is_finite());
 }
@@ -310,7 +324,7 @@ fn positions(mesh: &Mesh) -> Vec<[f32; 3]> {
 fn chunk_meshes_equal_the_core_build() {
     let mut h = Harness::new(settings());
     h.run_until_idle();
-    let world = h.state().world.clone();
+    let world = h.state().generator.clone();
     let layout = *h.state().layout();
     let chunks = h.chunks();
     for coord in [
@@ -360,7 +374,7 @@ fn settings_change_regenerates_everything_without_blank_frames() {
     h.app
         .world_mut()
         .resource_mut::<BiomeWorldSettings>()
-        .world
+        .generator
         .seed = 777;
     let changed_at = h.frame;
     h.run_until(200_000, |h| {
@@ -374,9 +388,13 @@ fn settings_change_regenerates_everything_without_blank_frames() {
     });
     let generation = h.state().generation;
     assert_eq!(generation, 1);
-    let world = World::new(WorldSettings {
+    let world = WorldGenerator::new(WorldSettings {
         seed: 777,
-        ..h.app.world().resource::<BiomeWorldSettings>().world.clone()
+        ..h.app
+            .world()
+            .resource::<BiomeWorldSettings>()
+            .generator
+            .clone()
     })
     .unwrap();
     let layout = *h.state().layout();
@@ -411,13 +429,13 @@ fn results_from_old_settings_are_never_applied() {
     h.app
         .world_mut()
         .resource_mut::<BiomeWorldSettings>()
-        .world
+        .generator
         .seed = 1;
     h.step();
     h.app
         .world_mut()
         .resource_mut::<BiomeWorldSettings>()
-        .world
+        .generator
         .seed = 2;
     h.step();
     h.run_until(200_000, |h| {
@@ -434,7 +452,7 @@ fn results_from_old_settings_are_never_applied() {
         );
     }
     assert_eq!(h.state().generation, 2);
-    let fresh = World::new(WorldSettings {
+    let fresh = WorldGenerator::new(WorldSettings {
         seed: 2,
         ..WorldSettings::default()
     })
@@ -477,7 +495,7 @@ fn invalid_settings_keep_the_world_and_report_the_field() {
     h.app
         .world_mut()
         .resource_mut::<BiomeWorldSettings>()
-        .world
+        .generator
         .regions
         .cell_size = -1.0;
     h.step();
@@ -531,7 +549,7 @@ fn failed_builds_are_reported_once_and_not_retried() {
     h.app
         .world_mut()
         .resource_mut::<BiomeWorldSettings>()
-        .world
+        .generator
         .seed = 77;
     h.run_until_idle();
     assert_eq!(h.stats().failed, 0);
@@ -619,7 +637,7 @@ fn a_settings_change_after_moving_rebuilds_the_hysteresis_ring_too() {
     h.app
         .world_mut()
         .resource_mut::<BiomeWorldSettings>()
-        .world
+        .generator
         .seed = 99;
     h.run_until(200_000, |h| {
         h.stats().is_idle()
@@ -635,7 +653,7 @@ fn a_settings_change_after_moving_rebuilds_the_hysteresis_ring_too() {
 fn switching_trees_and_water_off_rebuilds_without_them() {
     let mut s = settings();
     // A low sea so the view has water.
-    s.world.terrain.density =
+    s.generator.terrain.density =
         bevy_biome_world::biome_core::DensityNode::fbm(0, 0.01, 3, Default::default());
     let mut h = Harness::new(s);
     h.run_until_idle();
@@ -672,12 +690,12 @@ fn settings_changed_at_startup_are_taken() {
     let mut h = Harness::new(settings());
     h.app
         .add_systems(Startup, |mut settings: ResMut<BiomeWorldSettings>| {
-            settings.world.seed = 4321;
+            settings.generator.seed = 4321;
         });
     h.run_until_idle();
-    assert_eq!(h.state().world.settings().seed, 4321);
+    assert_eq!(h.state().generator.settings().seed, 4321);
     let layout = *h.state().layout();
-    let fresh = World::new(WorldSettings {
+    let fresh = WorldGenerator::new(WorldSettings {
         seed: 4321,
         ..WorldSettings::default()
     })

@@ -13,7 +13,7 @@ use std::time::Duration;
 use biome_core::batch::{Backend, FbmParams};
 use biome_core::chunk::{ChunkCoord, ChunkLayout};
 use biome_core::tutorial::{Simplex, domain_warp, fbm};
-use biome_core::world::{World, WorldSettings};
+use biome_core::world::{WorldGenerator, WorldSettings};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use fastnoise_lite::{FastNoiseLite, FractalType, NoiseType};
 use noise::{Fbm, MultiFractal, NoiseFn};
@@ -148,7 +148,7 @@ fn noise_and_fbm(c: &mut Criterion) {
 }
 
 fn world(c: &mut Criterion) {
-    let world = World::new(WorldSettings::default()).expect("defaults are valid");
+    let world = WorldGenerator::new(WorldSettings::default()).expect("defaults are valid");
     let (xs, zs) = grid();
     let (xs, zs): (Vec<f64>, Vec<f64>) = (
         xs.iter().map(|x| x * 60.0).collect(),
@@ -156,7 +156,7 @@ fn world(c: &mut Criterion) {
     );
     let mut group = c.benchmark_group("world");
     group.throughput(Throughput::Elements(xs.len() as u64));
-    group.bench_function("World::sample", |b| {
+    group.bench_function("WorldGenerator::sample", |b| {
         b.iter(|| {
             xs.iter()
                 .zip(&zs)
@@ -164,7 +164,7 @@ fn world(c: &mut Criterion) {
                 .sum::<f64>()
         });
     });
-    group.bench_function("World::sample_points", |b| {
+    group.bench_function("WorldGenerator::sample_points", |b| {
         b.iter(|| world.sample_points(black_box(&xs), &zs).len());
     });
     group.finish();

@@ -100,13 +100,16 @@ fn main() {
         TransformPlugin,
     ))
     .insert_resource(TimeUpdateStrategy::ManualDuration(FRAME))
-    .insert_resource(BiomeWorldSettings {
+    .insert_resource(BiomeWorldStreaming {
         view_radius: 12,
         ..default()
     })
-    .add_plugins(BiomeWorldPlugin::default())
+    .add_plugins(BiomeWorldPlugin)
     .init_resource::<UpdateTime>()
-    .add_systems(Update, start_update_timer.before(BiomeWorldSystems::Panel))
+    .add_systems(
+        Update,
+        start_update_timer.before(BiomeWorldSystems::Settings),
+    )
     .add_systems(
         PostUpdate,
         stop_update_timer.before(TransformSystems::Propagate),

@@ -7,7 +7,8 @@ use bevy::prelude::*;
 use biome_core::{ChunkCoord, ChunkData, ChunkLayout};
 
 /// A streamed chunk of terrain. Its entity carries the terrain mesh; trees and water are children.
-#[derive(Component, Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Component, Reflect, Clone, Copy, Debug, PartialEq, Eq)]
+#[reflect(Component, Debug, Clone, PartialEq)]
 pub struct BiomeChunk {
     /// Where the chunk sits on the chunk grid.
     pub coord: ChunkCoord,
@@ -16,16 +17,19 @@ pub struct BiomeChunk {
 }
 
 /// Marks the water surface of a chunk that reaches below sea level.
-#[derive(Component, Clone, Copy, Debug, Default)]
+#[derive(Component, Reflect, Clone, Copy, Debug, Default)]
+#[reflect(Component, Default, Debug, Clone)]
 pub struct BiomeWater;
 
 /// Materials shared by every chunk, and the water quad of the current layout.
-#[derive(Resource, Clone, Debug)]
+#[derive(Resource, Reflect, Clone, Debug)]
+#[reflect(Resource, Debug, Clone)]
 pub struct ChunkAssets {
     /// Terrain: white, so vertex colours show as they are.
     pub terrain: Handle<StandardMaterial>,
     /// Translucent water.
     pub water: Handle<StandardMaterial>,
+    #[reflect(ignore, clone)]
     water_quad: Option<(ChunkLayoutKey, Handle<Mesh>)>,
 }
 

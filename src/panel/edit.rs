@@ -1,5 +1,5 @@
-//! The logic behind the panel, apart from egui: a draft of the settings applied with a debounce,
-//! presets on disk, and the small edits the widgets make.
+//! The logic behind the panel, apart from egui: drafts of the settings handed over with a
+//! debounce, presets on disk, and the small edits the widgets make.
 
 use std::path::{Path, PathBuf};
 
@@ -7,39 +7,33 @@ use biome_core::WorldSettings;
 use biome_core::density::DensityNode;
 use biome_core::world::PresetError;
 
-use crate::world::{BiomeWorldSettings, regenerates};
-
-/// The panel's working copy of the settings.
+/// The panel's working copy of one settings resource.
 ///
-/// Widgets edit [`SettingsEditor::draft`] freely. Streaming tunables reach the game at once; a
-/// change that would regenerate the world waits until the draft has been still for
-/// [`SettingsEditor::delay`] seconds, so dragging a slider starts one rebuild, not hundreds.
+/// Widgets edit [`Debounced::draft`] freely; the draft reaches the game once it has been still
+/// for the editor's delay, so dragging a slider over settings that regenerate the world starts
+/// one rebuild, not hundreds (a delay of 0 hands every change over at once).
 #[derive(Clone, Debug)]
-pub struct SettingsEditor {
+pub(super) struct Debounced<T> {
     /// The settings as the panel shows them.
-    pub draft: BiomeWorldSettings,
-    /// Seconds the draft must stay unchanged before a regenerating change is applied.
-    pub delay: f64,
+    pub(super) draft: T,
+    /// Seconds the draft must stay unchanged before it is handed over.
+    delay: f64,
     /// The draft as of the last update, to see when it changes.
-    last_draft: BiomeWorldSettings,
+    last_draft: T,
     /// The applied settings as of the last update, to see changes made elsewhere.
-    seen: BiomeWorldSettings,
+    seen: T,
     /// When the draft last changed while differing from the applied settings.
     pending_since: Option<f64>,
-    /// Apply the draft at the next update, whatever the delay.
+    /// Hand the draft over at the next update, whatever the delay.
     now: bool,
 }
 
-impl SettingsEditor {
-    /// The default debounce, in seconds.
-    pub const DEFAULT_DELAY: f64 = 0.35;
-
-    /// An editor showing `applied`.
-    #[must_use]
-    pub fn new(applied: &BiomeWorldSettings) -> Self {
+impl<T: Clone + PartialEq> Debounced<T> {
+    /// An editor showing `applied`, handing changes over after `delay` seconds of stillness.
+    pub(super) fn new(applied: &T, delay: f64) -> Self {
         Self {
             draft: applied.clone(),
-            delay: Self::DEFAULT_DELAY,
+            delay,
             last_draft: applied.clone(),
             seen: applied.clone(),
             pending_since: None,
@@ -47,22 +41,21 @@ impl SettingsEditor {
         }
     }
 
-    /// Whether a regenerating change is waiting for its debounce.
-    #[must_use]
-    pub fn is_pending(&self) -> bool {
+    /// Whether a change is waiting for its debounce.
+    pub(super) fn is_pending(&self) -> bool {
         self.pending_since.is_some()
     }
 
-    /// Applies the draft at the next update without waiting: for buttons and presets, which
-    /// change the world once.
-    pub fn apply_now(&mut self) {
+    /// Hands the draft over at the next update without waiting: for buttons and presets, which
+    /// change the settings once.
+    pub(super) fn apply_now(&mut self) {
         self.now = true;
     }
 
-    /// Compares the draft with `applied` at time `now` (seconds) and returns the settings the game
-    /// should take, if any. Changes made to `applied` elsewhere show up in the draft when no edit
-    /// is pending.
-    pub fn update(&mut self, applied: &BiomeWorldSettings, now: f64) -> Option<BiomeWorldSettings> {
+    /// Compares the draft with `applied` at time `now` (seconds) and returns the settings the
+    /// game should take, if any. Changes made to `applied` elsewhere show up in the draft when
+    /// no edit is pending.
+    pub(super) fn update(&mut self, applied: &T, now: f64) -> Option<T> {
         if *applied != self.seen {
             self.seen = applied.clone();
             if self.pending_since.is_none() && !self.now {
@@ -83,31 +76,21 @@ impl SettingsEditor {
         let settled = self
             .pending_since
             .is_none_or(|since| now - since >= self.delay);
-        if self.now || settled || !regenerates(applied, &self.draft) {
-            self.pending_since = None;
-            self.now = false;
-            return Some(self.hand_over(self.draft.clone()));
+        if !(self.now || settled) {
+            return None;
         }
-        // The world waits for the debounce; streaming tunables need not.
-        let mut streaming = applied.clone();
-        streaming.view_radius = self.draft.view_radius;
-        streaming.despawn_hysteresis = self.draft.despawn_hysteresis;
-        streaming.max_tasks = self.draft.max_tasks;
-        streaming.apply_budget_ms = self.draft.apply_budget_ms;
-        (streaming != *applied).then(|| self.hand_over(streaming))
-    }
-
-    /// Remembers `settings` as applied by the panel itself, so the next update does not take it
-    /// for a change made elsewhere (which would reset the draft and lose an edit).
-    fn hand_over(&mut self, settings: BiomeWorldSettings) -> BiomeWorldSettings {
-        self.seen = settings.clone();
-        settings
+        self.pending_since = None;
+        self.now = false;
+        // Remembered as applied by the panel itself, so the next update does not take it for a
+        // change made elsewhere (which would reset the draft and lose an edit).
+        self.seen = self.draft.clone();
+        Some(self.draft.clone())
     }
 }
 
 /// Why a preset could not be loaded or saved.
 #[derive(Debug, thiserror::Error)]
-pub enum PresetFileError {
+pub(super) enum PresetFileError {
     /// The file could not be read or written.
     #[error("{}: {source}", path.display())]
     Io {
@@ -141,21 +124,21 @@ fn file_name(path: &Path) -> String {
 
 /// The presets in one folder: `NAME.ron` files in the [`WorldSettings`] RON format.
 #[derive(Clone, Debug)]
-pub struct PresetLibrary {
+pub(super) struct PresetLibrary {
     /// The folder, usually `assets/presets`.
-    pub dir: PathBuf,
+    pub(super) dir: PathBuf,
 }
 
 impl PresetLibrary {
     /// The library in `dir`.
     #[must_use]
-    pub fn new(dir: impl Into<PathBuf>) -> Self {
+    pub(super) fn new(dir: impl Into<PathBuf>) -> Self {
         Self { dir: dir.into() }
     }
 
     /// Preset names (file stems), sorted; empty if the folder cannot be read.
     #[must_use]
-    pub fn names(&self) -> Vec<String> {
+    pub(super) fn names(&self) -> Vec<String> {
         let Ok(entries) = std::fs::read_dir(&self.dir) else {
             return Vec::new();
         };
@@ -189,7 +172,7 @@ impl PresetLibrary {
     /// # Errors
     /// A bad name, an unreadable file, or a preset that does not parse or validate (naming the
     /// field and the reason).
-    pub fn load(&self, name: &str) -> Result<WorldSettings, PresetFileError> {
+    pub(super) fn load(&self, name: &str) -> Result<WorldSettings, PresetFileError> {
         let path = self.path(name)?;
         load_file(&path)
     }
@@ -199,7 +182,11 @@ impl PresetLibrary {
     ///
     /// # Errors
     /// A bad name, settings that fail validation, or a file that cannot be written.
-    pub fn save(&self, name: &str, settings: &WorldSettings) -> Result<PathBuf, PresetFileError> {
+    pub(super) fn save(
+        &self,
+        name: &str,
+        settings: &WorldSettings,
+    ) -> Result<PathBuf, PresetFileError> {
         let path = self.path(name)?;
         let text = settings.to_ron().map_err(|e| PresetFileError::Preset {
             path: path.clone(),
@@ -222,7 +209,7 @@ impl PresetLibrary {
 ///
 /// # Errors
 /// An unreadable or oversized file, or a preset that does not parse or validate.
-pub fn load_file(path: &Path) -> Result<WorldSettings, PresetFileError> {
+pub(super) fn load_file(path: &Path) -> Result<WorldSettings, PresetFileError> {
     WorldSettings::from_ron_file(path).map_err(|e| PresetFileError::Preset {
         path: path.to_owned(),
         source: Box::new(e),
@@ -230,12 +217,12 @@ pub fn load_file(path: &Path) -> Result<WorldSettings, PresetFileError> {
 }
 
 /// The smallest gap kept between neighbouring biome-table thresholds while dragging.
-pub const THRESHOLD_GAP: f64 = 0.01;
+pub(super) const THRESHOLD_GAP: f64 = 0.01;
 
 /// Moves threshold `index` of `limits` to `value`, kept inside `0..=1` and at least
 /// [`THRESHOLD_GAP`] from its neighbours, so the table stays valid. An `index` out of range (the
 /// table changed mid-drag) does nothing.
-pub fn drag_threshold(limits: &mut [f64], index: usize, value: f64) {
+pub(super) fn drag_threshold(limits: &mut [f64], index: usize, value: f64) {
     if index >= limits.len() {
         return;
     }
@@ -254,20 +241,13 @@ pub fn drag_threshold(limits: &mut [f64], index: usize, value: f64) {
     }
 }
 
-/// A fresh world seed from some entropy: positive, below 2^31, so it reads well and every port of
-/// the tutorial takes it.
-#[must_use]
-pub fn fresh_seed(entropy: u64) -> i64 {
-    let mut z = entropy.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    ((z ^ (z >> 31)) % (1 << 31)) as i64
-}
-
 /// The pre-order id of the first node of the stack that `is_kind` accepts: the node the panel's
 /// Noise and Warp sections edit.
 #[must_use]
-pub fn first_node(stack: &DensityNode, is_kind: impl Fn(&DensityNode) -> bool) -> Option<usize> {
+pub(super) fn first_node(
+    stack: &DensityNode,
+    is_kind: impl Fn(&DensityNode) -> bool,
+) -> Option<usize> {
     stack.walk().iter().position(|entry| is_kind(entry.node))
 }
 
@@ -276,67 +256,77 @@ mod tests {
     use super::*;
     use biome_core::density::DensityOp;
 
-    fn applied() -> BiomeWorldSettings {
-        BiomeWorldSettings::default()
-    }
+    use crate::world::{BiomeWorldSettings, BiomeWorldStreaming};
+
+    const DELAY: f64 = 0.35;
 
     #[test]
-    fn regenerating_edits_wait_until_the_draft_is_still() {
-        let mut settings = applied();
-        let mut editor = SettingsEditor::new(&settings);
+    fn edits_wait_until_the_draft_is_still() {
+        let mut settings = BiomeWorldSettings::default();
+        let mut editor = Debounced::new(&settings, DELAY);
         // A slider dragged over a second: the seed changes every frame.
         let mut t = 0.0;
         for k in 0..60 {
-            editor.draft.world.seed = 100 + k;
+            editor.draft.generator.seed = 100 + k;
             assert_eq!(editor.update(&settings, t), None, "applied mid-drag at {t}");
             t += 1.0 / 60.0;
         }
         assert!(editor.is_pending());
         // Still for less than the delay: nothing yet.
-        assert_eq!(
-            editor.update(&settings, t + SettingsEditor::DEFAULT_DELAY * 0.5),
-            None
-        );
+        assert_eq!(editor.update(&settings, t + DELAY * 0.5), None);
         let applied_now = editor
-            .update(&settings, t + SettingsEditor::DEFAULT_DELAY)
+            .update(&settings, t + DELAY)
             .expect("applied once still");
-        assert_eq!(applied_now.world.seed, 159);
+        assert_eq!(applied_now.generator.seed, 159);
         settings = applied_now;
         assert_eq!(editor.update(&settings, t + 1.0), None);
         assert!(!editor.is_pending());
     }
 
     #[test]
-    fn streaming_tunables_apply_at_once_even_while_the_world_waits() {
-        let settings = applied();
-        let mut editor = SettingsEditor::new(&settings);
-        editor.draft.world.regions.jitter = 0.5;
+    fn without_a_delay_every_change_goes_at_once() {
+        let streaming = BiomeWorldStreaming::default();
+        let mut editor = Debounced::new(&streaming, 0.0);
         editor.draft.view_radius = 5;
-        let now = editor
-            .update(&settings, 0.0)
-            .expect("the radius applies at once");
+        let now = editor.update(&streaming, 0.0).expect("at once");
         assert_eq!(now.view_radius, 5);
-        assert_eq!(now.world, settings.world, "the world waits");
-        let later = editor.update(&now, 1.0).expect("then the world");
-        assert_eq!(later.world.regions.jitter, 0.5);
     }
 
     #[test]
     fn buttons_apply_without_waiting() {
-        let settings = applied();
-        let mut editor = SettingsEditor::new(&settings);
-        editor.draft.world.seed = 9;
+        let settings = BiomeWorldSettings::default();
+        let mut editor = Debounced::new(&settings, DELAY);
+        editor.draft.generator.seed = 9;
         editor.apply_now();
-        assert_eq!(editor.update(&settings, 0.0).map(|s| s.world.seed), Some(9));
+        assert_eq!(
+            editor.update(&settings, 0.0).map(|s| s.generator.seed),
+            Some(9)
+        );
     }
 
     #[test]
     fn changes_made_elsewhere_reach_the_draft() {
-        let mut settings = applied();
-        let mut editor = SettingsEditor::new(&settings);
-        settings.world.seed = 31;
+        let mut settings = BiomeWorldSettings::default();
+        let mut editor = Debounced::new(&settings, DELAY);
+        settings.generator.seed = 31;
         assert_eq!(editor.update(&settings, 0.0), None);
-        assert_eq!(editor.draft.world.seed, 31);
+        assert_eq!(editor.draft.generator.seed, 31);
+    }
+
+    #[test]
+    fn edits_made_while_an_apply_is_in_flight_are_kept() {
+        let mut streaming = BiomeWorldStreaming::default();
+        let mut editor = Debounced::new(&streaming, 0.0);
+        editor.draft.view_radius = 5;
+        streaming = editor.update(&streaming, 0.0).expect("applies at once");
+        // The slider moves on before the game has taken the first value in.
+        editor.draft.view_radius = 6;
+        streaming = editor
+            .update(&streaming, 0.016)
+            .expect("and the next value too");
+        assert_eq!(streaming.view_radius, 6);
+        assert_eq!(editor.update(&streaming, 0.032), None);
+        assert_eq!(editor.draft.view_radius, 6);
     }
 
     #[test]
@@ -380,24 +370,6 @@ mod tests {
     }
 
     #[test]
-    fn edits_made_while_an_apply_is_in_flight_are_kept() {
-        let mut settings = applied();
-        let mut editor = SettingsEditor::new(&settings);
-        editor.draft.view_radius = 5;
-        settings = editor
-            .update(&settings, 0.0)
-            .expect("streaming applies at once");
-        // The slider moves on before the game has taken the first value in.
-        editor.draft.view_radius = 6;
-        settings = editor
-            .update(&settings, 0.016)
-            .expect("and the next value too");
-        assert_eq!(settings.view_radius, 6);
-        assert_eq!(editor.update(&settings, 0.032), None);
-        assert_eq!(editor.draft.view_radius, 6);
-    }
-
-    #[test]
     fn dragged_thresholds_stay_in_order() {
         let mut limits = vec![0.4, 0.6];
         drag_threshold(&mut limits, 0, 0.9);
@@ -409,16 +381,8 @@ mod tests {
         drag_threshold(&mut limits, 5, 0.5);
         assert_eq!(limits.len(), 2);
         let mut world = WorldSettings::default();
-        world.biomes.heat_limits = limits;
+        world.biome_table.heat_limits = limits;
         world.validate().unwrap();
-    }
-
-    #[test]
-    fn fresh_seeds_are_positive_and_vary() {
-        let seeds: Vec<i64> = (0..100).map(fresh_seed).collect();
-        assert!(seeds.iter().all(|&s| (0..1 << 31).contains(&s)));
-        let unique: std::collections::HashSet<_> = seeds.iter().collect();
-        assert_eq!(unique.len(), 100);
     }
 
     #[test]

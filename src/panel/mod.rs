@@ -1,10 +1,12 @@
 //! The in-game settings panel (feature `panel`): every setting live, "New world", presets, a
-//! minimap, stats and the tutorial's lab views, drawn with `bevy_egui`. It owns the panel's state,
-//! applies its edits to [`BiomeWorldSettings`] with a debounce, computes its pictures off the main
-//! thread, and draws region sites as gizmos when asked.
+//! minimap, stats and the tutorial's lab views, drawn with `bevy_egui`. It hands its edits to
+//! [`BiomeWorldSettings`] (debounced) and [`BiomeWorldStreaming`] (at once), computes its
+//! pictures off the main thread, and draws region sites as gizmos when asked. Its state is
+//! private; games add [`BiomeWorldPanelPlugin`] and order against [`BiomeWorldPanelSystems`].
 
-pub mod edit;
-pub mod snapshot;
+mod edit;
+mod snapshot;
+mod state;
 mod ui;
 
 use std::collections::HashMap;
@@ -12,17 +14,16 @@ use std::path::PathBuf;
 
 use bevy::asset::io::file::FileAssetReader;
 use bevy::prelude::*;
+use bevy::tasks::AsyncComputeTaskPool;
 use bevy::tasks::futures::check_ready;
-use bevy::tasks::{AsyncComputeTaskPool, Task};
 use bevy_egui::{EguiContexts, EguiPlugin, EguiPrimaryContextPass};
-use biome_core::Sample;
 use biome_core::world::RegionId;
 
 use crate::BiomeWorldSystems;
 use crate::streaming::{BiomeWorldAnchor, BiomeWorldStats};
-use crate::world::{BiomeWorldSettings, BiomeWorldState};
-use edit::{PresetLibrary, SettingsEditor};
-use snapshot::Snapshot;
+use crate::world::{BiomeWorldSettings, BiomeWorldState, BiomeWorldStreaming};
+use edit::PresetLibrary;
+use state::{CameraMark, PanelDraft, PanelPresets, PanelTextures, PanelView, PanelWindow};
 
 /// The settings panel. Add it after [`crate::BiomeWorldPlugin`]; it adds `bevy_egui`'s
 /// `EguiPlugin` when the app has none. F1 shows and hides it.
@@ -44,6 +45,16 @@ impl Default for BiomeWorldPanelPlugin {
     }
 }
 
+/// The panel's systems.
+#[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BiomeWorldPanelSystems {
+    /// In `Update`, before [`BiomeWorldSystems::Settings`]: hands edits over, refreshes the
+    /// pictures, draws site gizmos.
+    Edit,
+    /// In `bevy_egui`'s `EguiPrimaryContextPass`: draws the window.
+    Window,
+}
+
 impl Plugin for BiomeWorldPanelPlugin {
     fn build(&self, app: &mut App) {
         if !app.is_plugin_added::<EguiPlugin>() {
@@ -53,190 +64,108 @@ impl Plugin for BiomeWorldPanelPlugin {
             .presets_dir
             .clone()
             .unwrap_or_else(|| FileAssetReader::get_base_path().join("assets/presets"));
-        let open = self.open;
-        app.add_systems(
-            Startup,
-            move |mut commands: Commands, settings: Res<BiomeWorldSettings>| {
-                commands.insert_resource(PanelState::new(
-                    &settings,
-                    PresetLibrary::new(dir.clone()),
-                    open,
-                ));
-            },
-        )
-        .add_systems(
-            Update,
-            (
-                toggle_panel,
-                apply_panel_edits,
-                refresh_snapshot,
-                draw_sites,
+        app.insert_resource(PanelWindow { open: self.open })
+            .insert_resource(PanelPresets::new(PresetLibrary::new(dir)))
+            .init_resource::<PanelView>()
+            .init_resource::<PanelTextures>()
+            .configure_sets(
+                Update,
+                BiomeWorldPanelSystems::Edit.before(BiomeWorldSystems::Settings),
             )
-                .chain()
-                .in_set(BiomeWorldSystems::Panel),
-        )
-        .add_systems(
-            EguiPrimaryContextPass,
-            panel_ui.in_set(BiomeWorldSystems::Panel),
-        );
+            .configure_sets(EguiPrimaryContextPass, BiomeWorldPanelSystems::Window)
+            .add_systems(
+                Update,
+                (toggle_panel, apply_panel_edits, refresh_view, draw_sites)
+                    .chain()
+                    .in_set(BiomeWorldPanelSystems::Edit),
+            )
+            .add_systems(
+                EguiPrimaryContextPass,
+                panel_window.in_set(BiomeWorldPanelSystems::Window),
+            );
+    }
+
+    fn finish(&self, app: &mut App) {
+        // The drafts start from the settings the game inserted, whatever the plugin order.
+        let settings = app.world().resource::<BiomeWorldSettings>().clone();
+        let streaming = app.world().resource::<BiomeWorldStreaming>().clone();
+        app.insert_resource(PanelDraft::new(&settings, &streaming));
     }
 }
 
-/// Everything the panel remembers between frames.
-#[derive(Resource)]
-pub struct PanelState {
-    /// Whether the window is shown.
-    pub open: bool,
-    /// The draft settings and their debounce.
-    pub editor: SettingsEditor,
-    /// The preset folder.
-    pub library: PresetLibrary,
-    /// Presets found in it.
-    pub preset_names: Vec<String>,
-    /// The preset last loaded or saved.
-    pub selected_preset: Option<String>,
-    /// Name typed for "Save preset as…".
-    pub save_name: String,
-    /// The last message: `(is_error, text)`.
-    pub message: Option<(bool, String)>,
-    /// Whether region sites are drawn in the world.
-    pub show_sites: bool,
-    /// Smoothed frame time, milliseconds.
-    pub frame_ms: f32,
-    /// The sample under the camera.
-    pub here: Option<Sample>,
-    camera: Option<(Vec3, f32)>,
-    snapshot: Option<Snapshot>,
-    task: Option<Task<Snapshot>>,
-    textures: Option<ui::Textures>,
-    textures_stale: bool,
-    dragging_threshold: Option<(ui::Axis, usize)>,
-}
-
-impl PanelState {
-    /// A panel showing `settings`, with presets from `library`.
-    #[must_use]
-    pub fn new(settings: &BiomeWorldSettings, library: PresetLibrary, open: bool) -> Self {
-        Self {
-            open,
-            editor: SettingsEditor::new(settings),
-            preset_names: library.names(),
-            library,
-            selected_preset: None,
-            save_name: String::new(),
-            message: None,
-            show_sites: false,
-            frame_ms: 0.0,
-            here: None,
-            camera: None,
-            snapshot: None,
-            task: None,
-            textures: None,
-            textures_stale: false,
-            dragging_threshold: None,
-        }
-    }
-
-    /// Loads preset `name` into the draft and applies it at once. A preset that cannot be read or
-    /// is invalid changes nothing; the message names the field and the reason.
-    pub fn load_preset(&mut self, name: &str) {
-        match self.library.load(name) {
-            Ok(world) => {
-                self.editor.draft.world = world;
-                self.editor.apply_now();
-                self.selected_preset = Some(name.to_owned());
-                self.message = Some((false, format!("Loaded preset {name}")));
-            }
-            Err(error) => self.message = Some((true, error.to_string())),
-        }
-    }
-
-    /// Saves the draft's world as the preset typed in [`PanelState::save_name`].
-    pub fn save_preset(&mut self) {
-        let name = self.save_name.trim().to_owned();
-        match self.library.save(&name, &self.editor.draft.world) {
-            Ok(path) => {
-                self.preset_names = self.library.names();
-                self.selected_preset = Some(name);
-                self.message = Some((false, format!("Saved {}", path.display())));
-            }
-            Err(error) => self.message = Some((true, error.to_string())),
-        }
+fn toggle_panel(keys: Option<Res<ButtonInput<KeyCode>>>, mut window: ResMut<PanelWindow>) {
+    if keys.is_some_and(|keys| keys.just_pressed(KeyCode::F1)) {
+        window.open = !window.open;
     }
 }
 
-fn toggle_panel(keys: Option<Res<ButtonInput<KeyCode>>>, panel: Option<ResMut<PanelState>>) {
-    if let (Some(keys), Some(mut panel)) = (keys, panel)
-        && keys.just_pressed(KeyCode::F1)
-    {
-        panel.open = !panel.open;
-    }
-}
-
-/// Hands the panel's edits to the game: streaming tunables at once, world changes debounced.
+/// Hands the panel's drafts to the game: settings once still, streaming at once.
 fn apply_panel_edits(
     time: Res<Time<Real>>,
-    panel: Option<ResMut<PanelState>>,
+    mut draft: ResMut<PanelDraft>,
     mut settings: ResMut<BiomeWorldSettings>,
+    mut streaming: ResMut<BiomeWorldStreaming>,
 ) {
-    let Some(mut panel) = panel else {
-        return;
-    };
-    if let Some(next) = panel.editor.update(&settings, time.elapsed_secs_f64()) {
+    let now = time.elapsed_secs_f64();
+    if let Some(next) = draft.settings.update(&settings, now) {
         *settings = next;
+    }
+    if let Some(next) = draft.streaming.update(&streaming, now) {
+        *streaming = next;
     }
 }
 
 /// Keeps the minimap, the node previews and the chart's dots current around the camera.
-fn refresh_snapshot(
+fn refresh_view(
     time: Res<Time<Real>>,
     state: Res<BiomeWorldState>,
     anchors: Query<&GlobalTransform, With<BiomeWorldAnchor>>,
-    panel: Option<ResMut<PanelState>>,
+    window: Res<PanelWindow>,
+    mut view: ResMut<PanelView>,
 ) {
-    let Some(mut panel) = panel else {
-        return;
-    };
     let dt = time.delta_secs() * 1000.0;
-    panel.frame_ms = if panel.frame_ms == 0.0 {
+    view.frame_ms = if view.frame_ms == 0.0 {
         dt
     } else {
-        panel.frame_ms * 0.95 + dt * 0.05
+        view.frame_ms * 0.95 + dt * 0.05
     };
     let Some(anchor) = anchors.iter().next() else {
         return;
     };
     let position = anchor.translation();
     let forward = anchor.forward();
-    panel.camera = Some((position, (-forward.x).atan2(-forward.z)));
-    panel.here = Some(
+    view.camera = Some(CameraMark {
+        position,
+        heading: (-forward.x).atan2(-forward.z),
+    });
+    view.here = Some(
         state
-            .world
+            .generator
             .sample(f64::from(position.x), f64::from(position.z)),
     );
 
-    if let Some(task) = &mut panel.task
+    if let Some(task) = &mut view.task
         && let Some(snapshot) = check_ready(task)
     {
-        panel.task = None;
-        panel.snapshot = Some(snapshot);
-        panel.textures_stale = true;
+        view.task = None;
+        view.snapshot = Some(snapshot);
+        view.snapshot_is_new = true;
     }
-    if panel.task.is_some() || !panel.open {
+    if view.task.is_some() || !window.open {
         return;
     }
-    let span = 2.0 * f64::from(state.settings.view_radius) * state.layout().chunk_size();
+    let span = 2.0 * f64::from(state.streaming.view_radius) * state.layout().chunk_size();
     let center = [f64::from(position.x), f64::from(position.z)];
-    let stale = panel.snapshot.as_ref().is_none_or(|s| {
+    let stale = view.snapshot.as_ref().is_none_or(|s| {
         let moved = ((s.center[0] - center[0]).powi(2) + (s.center[1] - center[1]).powi(2)).sqrt();
         s.generation != state.generation || moved > span / 12.0 || (s.span - span).abs() > 1.0
     });
     if stale {
-        let world = state.world.clone();
+        let generator = state.generator.clone();
         let generation = state.generation;
-        panel.task = Some(
+        view.task = Some(
             AsyncComputeTaskPool::get()
-                .spawn(async move { snapshot::compute(&world, center, span, generation) }),
+                .spawn(async move { snapshot::compute(&generator, center, span, generation) }),
         );
     }
 }
@@ -250,15 +179,15 @@ type SiteMarks = HashMap<RegionId, (Vec3, Color)>;
 fn draw_sites(
     state: Res<BiomeWorldState>,
     anchors: Query<&GlobalTransform, With<BiomeWorldAnchor>>,
-    panel: Option<Res<PanelState>>,
+    view: Res<PanelView>,
     gizmos: Option<Gizmos>,
     mut cache: Local<(u64, SiteMarks)>,
 ) {
     const MAX_CELLS: i64 = 8;
-    let (Some(panel), Some(mut gizmos)) = (panel, gizmos) else {
+    let Some(mut gizmos) = gizmos else {
         return;
     };
-    if !panel.show_sites {
+    if !view.show_sites {
         return;
     }
     let Some(anchor) = anchors.iter().next() else {
@@ -267,10 +196,10 @@ fn draw_sites(
     if cache.0 != state.generation {
         *cache = (state.generation, HashMap::new());
     }
-    let world = &state.world;
-    let grid = world.regions();
+    let generator = &state.generator;
+    let grid = generator.regions();
     let p = anchor.translation();
-    let reach = f64::from(state.settings.view_radius) * state.layout().chunk_size() / 2.0;
+    let reach = f64::from(state.streaming.view_radius) * state.layout().chunk_size() / 2.0;
     let home = grid.cell_of(f64::from(p.x), f64::from(p.z));
     let cells = ((reach / grid.cell_size()).ceil() as i64).min(MAX_CELLS);
     for dz in -cells..=cells {
@@ -284,8 +213,13 @@ fn draw_sites(
                 continue;
             }
             let &mut (base, color) = cache.1.entry(region).or_insert_with(|| {
-                let biome = &world.settings().biomes.biomes[world.region_biome(region)];
-                let base = Vec3::new(x as f32, world.height_at(x, z).max(0.0) as f32, z as f32);
+                let biome =
+                    &generator.settings().biome_table.biomes[generator.region_biome(region)];
+                let base = Vec3::new(
+                    x as f32,
+                    generator.height_at(x, z).max(0.0) as f32,
+                    z as f32,
+                );
                 (
                     base,
                     Color::srgb_u8(biome.color.0, biome.color.1, biome.color.2),
@@ -310,28 +244,38 @@ fn draw_sites(
     }
 }
 
-fn panel_ui(
+#[expect(
+    clippy::too_many_arguments,
+    reason = "a system: one parameter per resource the window reads or edits"
+)]
+fn panel_window(
     mut contexts: EguiContexts,
-    panel: Option<ResMut<PanelState>>,
+    mut window: ResMut<PanelWindow>,
+    mut draft: ResMut<PanelDraft>,
+    mut presets: ResMut<PanelPresets>,
+    mut view: ResMut<PanelView>,
+    mut textures: ResMut<PanelTextures>,
     state: Res<BiomeWorldState>,
     stats: Res<BiomeWorldStats>,
 ) -> Result {
-    let Some(mut panel) = panel else {
-        return Ok(());
-    };
     let ctx = contexts.ctx_mut()?;
-    let panel = &mut *panel;
-    if panel.textures_stale
-        && let Some(snapshot) = &panel.snapshot
+    if view.snapshot_is_new
+        && let Some(snapshot) = &view.snapshot
     {
-        ui::Textures::update(ctx, &mut panel.textures, snapshot);
-        panel.textures_stale = false;
+        textures.update(ctx, snapshot);
+        view.snapshot_is_new = false;
     }
-    if panel.open {
+    if window.open {
         ui::window(
             ctx,
-            panel,
-            &ui::View {
+            &mut ui::Panel {
+                window: &mut window,
+                draft: &mut draft,
+                presets: &mut presets,
+                view: &mut view,
+                textures: &mut textures,
+            },
+            &ui::Shown {
                 state: &state,
                 stats: &stats,
             },
@@ -348,7 +292,7 @@ mod tests {
     use std::time::Duration;
 
     /// The edit system in a headless app: a dragged value reaches the settings once, after the
-    /// debounce, and the world regenerates once.
+    /// debounce, and the world regenerates once; a streaming value goes at once.
     #[test]
     fn panel_edits_reach_the_world_once_after_the_debounce() {
         let mut app = App::new();
@@ -356,28 +300,25 @@ mod tests {
             .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_millis(
                 16,
             )))
-            .add_plugins(BiomeWorldPlugin::default())
-            .add_systems(Update, apply_panel_edits.in_set(BiomeWorldSystems::Panel));
+            .add_plugins(BiomeWorldPlugin)
+            .add_systems(
+                Update,
+                apply_panel_edits.before(BiomeWorldSystems::Settings),
+            );
         app.finish();
         app.cleanup();
         let settings = app.world().resource::<BiomeWorldSettings>().clone();
-        let dir = std::env::temp_dir().join("biome_panel_test_presets");
-        app.insert_resource(PanelState::new(&settings, PresetLibrary::new(dir), true));
+        let streaming = app.world().resource::<BiomeWorldStreaming>().clone();
+        app.insert_resource(PanelDraft::new(&settings, &streaming));
         app.update();
         for k in 0..30 {
-            app.world_mut()
-                .resource_mut::<PanelState>()
-                .editor
-                .draft
-                .world
-                .regions
-                .jitter = 0.3 + f64::from(k) * 0.01;
+            let mut draft = app.world_mut().resource_mut::<PanelDraft>();
+            draft.generator().regions.jitter = 0.3 + f64::from(k) * 0.01;
+            draft.streaming.draft.view_radius = 4 + k;
             app.update();
-            assert_eq!(
-                app.world().resource::<BiomeWorldState>().generation,
-                0,
-                "rebuilt mid-drag at frame {k}"
-            );
+            let state = app.world().resource::<BiomeWorldState>();
+            assert_eq!(state.generation, 0, "rebuilt mid-drag at frame {k}");
+            assert_eq!(state.streaming.view_radius, 4 + k, "streaming waits");
         }
         for _ in 0..40 {
             app.update();
@@ -385,7 +326,7 @@ mod tests {
         assert_eq!(
             app.world()
                 .resource::<BiomeWorldSettings>()
-                .world
+                .generator
                 .regions
                 .jitter,
             0.59
@@ -400,20 +341,24 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(dir.join("bad.ron"), "(trees: (spacing: 0.0))").unwrap();
         let settings = BiomeWorldSettings::default();
-        let mut panel = PanelState::new(&settings, PresetLibrary::new(&dir), true);
-        assert_eq!(panel.preset_names, ["bad"]);
-        panel.load_preset("bad");
-        let (error, text) = panel.message.clone().unwrap();
-        assert!(error && text.contains("trees.spacing"), "{text}");
-        assert_eq!(panel.editor.draft, settings);
-        assert_eq!(panel.editor.update(&settings, 10.0), None);
-        panel.save_name = "good".to_owned();
-        panel.editor.draft.world.seed = 5;
-        panel.save_preset();
-        assert_eq!(panel.preset_names, ["bad", "good"]);
-        panel.editor.draft.world.seed = 6;
-        panel.load_preset("good");
-        assert_eq!(panel.editor.draft.world.seed, 5);
+        let mut draft = PanelDraft::new(&settings, &BiomeWorldStreaming::default());
+        let mut presets = PanelPresets::new(PresetLibrary::new(&dir));
+        assert_eq!(presets.names, ["bad"]);
+        presets.load("bad", &mut draft);
+        let notice = presets.notice.clone().unwrap();
+        assert!(
+            notice.is_error && notice.text.contains("trees.spacing"),
+            "{notice:?}"
+        );
+        assert_eq!(draft.settings.draft, settings);
+        assert_eq!(draft.settings.update(&settings, 10.0), None);
+        presets.save_name = "good".to_owned();
+        draft.generator().seed = 5;
+        presets.save(&draft);
+        assert_eq!(presets.names, ["bad", "good"]);
+        draft.generator().seed = 6;
+        presets.load("good", &mut draft);
+        assert_eq!(draft.settings.draft.generator.seed, 5);
         std::fs::remove_dir_all(dir).unwrap();
     }
 }

@@ -1,33 +1,31 @@
 //! What the panel shows of the world around the camera: the minimap, one greyscale preview per
 //! density node and a sample of land points for the biome chart. Computed off the main thread.
 
+use biome_core::WorldGenerator;
 use biome_core::world::{Rgb, Surface};
-use biome_core::{Sample, World};
 
 /// Pixels along a side of the minimap.
-pub const MINIMAP_SIZE: usize = 160;
+pub(super) const MINIMAP_SIZE: usize = 160;
 /// Pixels along a side of a density-node preview.
-pub const PREVIEW_SIZE: usize = 48;
+pub(super) const PREVIEW_SIZE: usize = 48;
 /// Land points per side of the biome chart's sampling grid.
 const DOT_GRID: usize = 24;
 
 /// The panel's pictures of the world around one point.
 #[derive(Clone, Debug)]
-pub struct Snapshot {
+pub(super) struct Snapshot {
     /// World `(x, z)` at the centre.
-    pub center: [f64; 2],
+    pub(super) center: [f64; 2],
     /// World units across the minimap.
-    pub span: f64,
+    pub(super) span: f64,
     /// The minimap, RGBA, row by row from the smallest z.
-    pub minimap: Vec<u8>,
+    pub(super) minimap: Vec<u8>,
     /// One RGBA greyscale preview per density node, in pre-order.
-    pub previews: Vec<Vec<u8>>,
+    pub(super) previews: Vec<Vec<u8>>,
     /// Land points: temperature, moisture and biome, for the biome chart.
-    pub dots: Vec<(f32, f32, usize)>,
-    /// The sample under the centre.
-    pub here: Sample,
+    pub(super) dots: Vec<(f32, f32, usize)>,
     /// The settings generation it was computed for.
-    pub generation: u64,
+    pub(super) generation: u64,
 }
 
 fn grid(center: [f64; 2], span: f64, side: usize) -> (Vec<f64>, Vec<f64>) {
@@ -47,11 +45,16 @@ fn grid(center: [f64; 2], span: f64, side: usize) -> (Vec<f64>, Vec<f64>) {
     (xs, zs)
 }
 
-/// Computes the snapshot of `world` around `center`, the minimap `span` world units across.
+/// Computes the snapshot of `generator`'s world around `center`, the minimap `span` world units across.
 #[must_use]
-pub fn compute(world: &World, center: [f64; 2], span: f64, generation: u64) -> Snapshot {
+pub(super) fn compute(
+    generator: &WorldGenerator,
+    center: [f64; 2],
+    span: f64,
+    generation: u64,
+) -> Snapshot {
     let (xs, zs) = grid(center, span, MINIMAP_SIZE);
-    let samples = world.sample_points(&xs, &zs);
+    let samples = generator.sample_points(&xs, &zs);
     let mut minimap = Vec::with_capacity(samples.len() * 4);
     for (k, s) in samples.iter().enumerate() {
         let (i, j) = (k % MINIMAP_SIZE, k / MINIMAP_SIZE);
@@ -69,11 +72,11 @@ pub fn compute(world: &World, center: [f64; 2], span: f64, generation: u64) -> S
     }
 
     let (px, pz) = grid(center, span / 2.0, PREVIEW_SIZE);
-    let density = world.density();
+    let density = generator.density();
     let mut values = vec![0.0; px.len()];
     let previews = (0..density.node_count())
         .map(|id| {
-            density.values_of(id, &px, &pz, world.regions(), &mut values);
+            density.values_of(id, &px, &pz, generator.regions(), &mut values);
             values
                 .iter()
                 .flat_map(|&v| {
@@ -85,7 +88,7 @@ pub fn compute(world: &World, center: [f64; 2], span: f64, generation: u64) -> S
         .collect();
 
     let (dx, dz) = grid(center, span, DOT_GRID);
-    let dots = world
+    let dots = generator
         .sample_points(&dx, &dz)
         .iter()
         .filter(|s| matches!(s.surface, Surface::Land | Surface::Snow | Surface::Beach))
@@ -104,7 +107,6 @@ pub fn compute(world: &World, center: [f64; 2], span: f64, generation: u64) -> S
         minimap,
         previews,
         dots,
-        here: world.sample(center[0], center[1]),
         generation,
     }
 }
@@ -116,17 +118,16 @@ mod tests {
 
     #[test]
     fn snapshot_has_every_picture() {
-        let world = World::new(WorldSettings::default()).unwrap();
-        let snapshot = compute(&world, [100.0, -50.0], 2000.0, 3);
+        let generator = WorldGenerator::new(WorldSettings::default()).unwrap();
+        let snapshot = compute(&generator, [100.0, -50.0], 2000.0, 3);
         assert_eq!(snapshot.minimap.len(), MINIMAP_SIZE * MINIMAP_SIZE * 4);
-        assert_eq!(snapshot.previews.len(), world.density().node_count());
+        assert_eq!(snapshot.previews.len(), generator.density().node_count());
         assert!(
             snapshot
                 .previews
                 .iter()
                 .all(|p| p.len() == PREVIEW_SIZE * PREVIEW_SIZE * 4)
         );
-        assert_eq!(snapshot.here, world.sample(100.0, -50.0));
         assert!(
             snapshot
                 .dots

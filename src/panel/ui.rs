@@ -8,23 +8,27 @@ use biome_core::density::{DensityNode, DensityOp, Field, FieldValue, Shape, Widg
 use biome_core::world::{Biome, Rgb, SpeciesWeight, TreeSpecies, limits};
 use biome_core::{ChunkLayout, MeshStyle, WorldSettings};
 
-use super::PanelState;
-use super::edit::{drag_threshold, first_node, fresh_seed};
+use super::edit::{drag_threshold, first_node};
 use super::snapshot::{MINIMAP_SIZE, PREVIEW_SIZE};
+use super::state::{
+    Axis, DraggedLine, Notice, PanelDraft, PanelPresets, PanelTextures, PanelView, PanelWindow,
+};
 use crate::streaming::BiomeWorldStats;
-use crate::world::{BiomeWorldSettings, BiomeWorldState};
+use crate::world::{BiomeWorldState, BiomeWorldStreaming};
 
-/// What the window shows besides the panel's own state.
-pub(super) struct View<'a> {
-    pub(super) state: &'a BiomeWorldState,
-    pub(super) stats: &'a BiomeWorldStats,
+/// The panel's own state, as the window edits it.
+pub(super) struct Panel<'a> {
+    pub(super) window: &'a mut PanelWindow,
+    pub(super) draft: &'a mut PanelDraft,
+    pub(super) presets: &'a mut PanelPresets,
+    pub(super) view: &'a mut PanelView,
+    pub(super) textures: &'a mut PanelTextures,
 }
 
-/// Which biome-chart threshold is being dragged.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Axis {
-    Heat,
-    Wet,
+/// What the window shows of the game.
+pub(super) struct Shown<'a> {
+    pub(super) state: &'a BiomeWorldState,
+    pub(super) stats: &'a BiomeWorldStats,
 }
 
 // Sliders clamp what the user enters, never a value already there: drawing a panel over a preset
@@ -111,8 +115,8 @@ fn shape_picker(ui: &mut egui::Ui, shape: &mut Shape, id: usize) {
 }
 
 /// Draws the whole window.
-pub(super) fn window(ctx: &egui::Context, panel: &mut PanelState, view: &View<'_>) {
-    let mut open = panel.open;
+pub(super) fn window(ctx: &egui::Context, panel: &mut Panel<'_>, shown: &Shown<'_>) {
+    let mut open = panel.window.open;
     egui::Window::new("Biome world")
         .open(&mut open)
         .default_pos([10.0, 10.0])
@@ -120,20 +124,20 @@ pub(super) fn window(ctx: &egui::Context, panel: &mut PanelState, view: &View<'_
         .default_height(ctx.content_rect().height() - 20.0)
         .vscroll(true)
         .show(ctx, |ui| {
-            world_section(ui, panel, view);
+            world_section(ui, panel, shown);
             egui::CollapsingHeader::new("Minimap")
                 .default_open(true)
                 .show(ui, |ui| minimap(ui, panel));
             egui::CollapsingHeader::new("Stats")
                 .default_open(true)
-                .show(ui, |ui| stats(ui, panel, view));
+                .show(ui, |ui| stats(ui, panel.view, shown));
             egui::CollapsingHeader::new("Noise").show(ui, |ui| {
                 let is_fbm = |n: &DensityNode| matches!(n.op, DensityOp::Fbm(_));
-                first_node_section(ui, &mut panel.editor.draft.world, "Simplex fBm", is_fbm);
+                first_node_section(ui, panel.draft.generator(), "Simplex fBm", is_fbm);
             });
             egui::CollapsingHeader::new("Warp").show(ui, |ui| {
                 let is_warp = |n: &DensityNode| matches!(n.op, DensityOp::Warp(_));
-                first_node_section(ui, &mut panel.editor.draft.world, "Warp", is_warp);
+                first_node_section(ui, panel.draft.generator(), "Warp", is_warp);
             });
             egui::CollapsingHeader::new("Climate")
                 .default_open(true)
@@ -141,29 +145,31 @@ pub(super) fn window(ctx: &egui::Context, panel: &mut PanelState, view: &View<'_
             egui::CollapsingHeader::new("Regions").show(ui, |ui| regions_section(ui, panel));
             egui::CollapsingHeader::new("Density stack").show(ui, |ui| density_section(ui, panel));
             egui::CollapsingHeader::new("Trees")
-                .show(ui, |ui| trees_section(ui, &mut panel.editor.draft.world));
+                .show(ui, |ui| trees_section(ui, panel.draft.generator()));
             egui::CollapsingHeader::new("Surface")
-                .show(ui, |ui| surface_section(ui, &mut panel.editor.draft.world));
-            egui::CollapsingHeader::new("Streaming").show(ui, |ui| streaming_section(ui, panel));
+                .show(ui, |ui| surface_section(ui, panel.draft.generator()));
+            egui::CollapsingHeader::new("Streaming")
+                .show(ui, |ui| streaming_section(ui, panel.draft));
         });
-    panel.open = open;
+    panel.window.open = open;
 }
 
-fn world_section(ui: &mut egui::Ui, panel: &mut PanelState, view: &View<'_>) {
+fn world_section(ui: &mut egui::Ui, panel: &mut Panel<'_>, shown: &Shown<'_>) {
+    let (draft, presets) = (&mut *panel.draft, &mut *panel.presets);
     ui.horizontal(|ui| {
         ui.label("Seed");
-        ui.add(egui::DragValue::new(&mut panel.editor.draft.world.seed).range(limits::SEED));
+        ui.add(egui::DragValue::new(&mut draft.generator().seed).range(limits::SEED));
         if ui.button("New world").clicked() {
             let entropy = std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
                 .map_or(0, |d| d.as_nanos() as u64);
-            panel.editor.draft.world.seed = fresh_seed(entropy);
-            panel.editor.apply_now();
+            draft.generator().seed = WorldSettings::seed_from_entropy(entropy);
+            draft.settings.apply_now();
         }
         if ui.button("Reset to defaults").clicked() {
-            panel.editor.draft.world = WorldSettings::default();
-            panel.editor.apply_now();
-            panel.message = Some((false, "Settings reset to defaults".to_owned()));
+            *draft.generator() = WorldSettings::default();
+            draft.settings.apply_now();
+            presets.notice = Some(Notice::info("Settings reset to defaults"));
         }
     });
     ui.horizontal(|ui| {
@@ -171,18 +177,18 @@ fn world_section(ui: &mut egui::Ui, panel: &mut PanelState, view: &View<'_>) {
         let mut chosen = None;
         egui::ComboBox::from_id_salt("preset")
             .selected_text(
-                panel
-                    .selected_preset
+                presets
+                    .selected
                     .clone()
                     .unwrap_or_else(|| "choose…".to_owned()),
             )
             .show_ui(ui, |ui| {
-                if panel.preset_names.is_empty() {
-                    ui.label(format!("No presets in {}", panel.library.dir.display()));
+                if presets.names.is_empty() {
+                    ui.label(format!("No presets in {}", presets.library.dir.display()));
                 }
-                for name in &panel.preset_names {
+                for name in &presets.names {
                     if ui
-                        .selectable_label(panel.selected_preset.as_ref() == Some(name), name)
+                        .selectable_label(presets.selected.as_ref() == Some(name), name)
                         .clicked()
                     {
                         chosen = Some(name.clone());
@@ -194,44 +200,44 @@ fn world_section(ui: &mut egui::Ui, panel: &mut PanelState, view: &View<'_>) {
             .on_hover_text("Look for presets again")
             .clicked()
         {
-            panel.preset_names = panel.library.names();
+            presets.names = presets.library.names();
         }
         if let Some(name) = chosen {
-            panel.load_preset(&name);
+            presets.load(&name, draft);
         }
     });
     ui.horizontal(|ui| {
         ui.add(
-            egui::TextEdit::singleline(&mut panel.save_name)
+            egui::TextEdit::singleline(&mut presets.save_name)
                 .desired_width(150.0)
                 .hint_text("preset name"),
         );
         if ui.button("Save preset as…").clicked() {
-            panel.save_preset();
+            presets.save(draft);
         }
     });
-    if let Some((error, text)) = &panel.message {
-        let color = if *error {
+    if let Some(notice) = &presets.notice {
+        let color = if notice.is_error {
             Color32::from_rgb(255, 110, 100)
         } else {
             Color32::from_rgb(140, 210, 140)
         };
-        ui.colored_label(color, text);
+        ui.colored_label(color, &notice.text);
     }
-    if let Some(error) = &view.state.error {
+    if let Some(error) = &shown.state.error {
         ui.colored_label(
             Color32::from_rgb(255, 110, 100),
             format!("Refused: {error}"),
         );
     }
-    if panel.editor.is_pending() {
+    if draft.settings.is_pending() {
         ui.small("Applying when you pause…");
     }
     ui.horizontal(|ui| {
         ui.label("Height scale");
         ui.add(
             egui::Slider::new(
-                &mut panel.editor.draft.world.terrain.height_scale,
+                &mut draft.generator().terrain.height_scale,
                 limits::HEIGHT_SCALE,
             )
             .logarithmic(true)
@@ -240,8 +246,8 @@ fn world_section(ui: &mut egui::Ui, panel: &mut PanelState, view: &View<'_>) {
     });
 }
 
-fn minimap(ui: &mut egui::Ui, panel: &PanelState) {
-    let (Some(textures), Some(snapshot)) = (&panel.textures, &panel.snapshot) else {
+fn minimap(ui: &mut egui::Ui, panel: &Panel<'_>) {
+    let (Some(texture), Some(snapshot)) = (&panel.textures.minimap, &panel.view.snapshot) else {
         ui.label("Drawing the map…");
         return;
     };
@@ -249,12 +255,13 @@ fn minimap(ui: &mut egui::Ui, panel: &PanelState) {
     let (response, painter) = ui.allocate_painter(vec2(side, side), Sense::hover());
     let rect = response.rect;
     painter.image(
-        textures.minimap.id(),
+        texture.id(),
         rect,
         Rect::from_min_max(pos2(0.0, 0.0), pos2(1.0, 1.0)),
         Color32::WHITE,
     );
-    if let Some((position, heading)) = panel.camera {
+    if let Some(camera) = panel.view.camera {
+        let (position, heading) = (camera.position, camera.heading);
         let scale = f64::from(side) / snapshot.span;
         let offset = vec2(
             ((f64::from(position.x) - snapshot.center[0]) * scale) as f32,
@@ -281,8 +288,8 @@ fn minimap(ui: &mut egui::Ui, panel: &PanelState) {
     ));
 }
 
-fn stats(ui: &mut egui::Ui, panel: &PanelState, view: &View<'_>) {
-    let s = view.stats;
+fn stats(ui: &mut egui::Ui, view: &PanelView, shown: &Shown<'_>) {
+    let s = shown.stats;
     egui::Grid::new("stats").num_columns(2).show(ui, |ui| {
         ui.label("Chunks loaded");
         ui.label(format!(
@@ -300,10 +307,10 @@ fn stats(ui: &mut egui::Ui, panel: &PanelState, view: &View<'_>) {
         ));
         ui.end_row();
         ui.label("Frame");
-        ui.label(format!("{:.1} ms", panel.frame_ms));
+        ui.label(format!("{:.1} ms", view.frame_ms));
         ui.end_row();
-        if let Some(here) = &panel.here {
-            let biomes = &view.state.world.settings().biomes.biomes;
+        if let Some(here) = &view.here {
+            let biomes = &shown.state.generator.settings().biome_table.biomes;
             ui.label("Under the camera");
             ui.label(format!(
                 "{} ({:?}), {:.0} u",
@@ -343,8 +350,8 @@ fn first_node_section(
 }
 
 /// Lab #3: climate, and the biome table as the tutorial's chart with draggable lines.
-fn climate_section(ui: &mut egui::Ui, panel: &mut PanelState) {
-    let climate = &mut panel.editor.draft.world.climate;
+fn climate_section(ui: &mut egui::Ui, panel: &mut Panel<'_>) {
+    let climate = &mut panel.draft.generator().climate;
     feature_size(
         ui,
         &mut climate.scale,
@@ -356,10 +363,9 @@ fn climate_section(ui: &mut egui::Ui, panel: &mut PanelState) {
     biome_chart(ui, panel);
     egui::CollapsingHeader::new("Biomes").show(ui, |ui| {
         for (i, biome) in panel
-            .editor
             .draft
-            .world
-            .biomes
+            .generator()
+            .biome_table
             .biomes
             .iter_mut()
             .enumerate()
@@ -378,8 +384,8 @@ fn climate_section(ui: &mut egui::Ui, panel: &mut PanelState) {
     });
 }
 
-fn biome_chart(ui: &mut egui::Ui, panel: &mut PanelState) {
-    let table = &panel.editor.draft.world.biomes;
+fn biome_chart(ui: &mut egui::Ui, panel: &mut Panel<'_>) {
+    let table = &panel.draft.settings.draft.generator.biome_table;
     if table.biomes.len() != table.expected_len() {
         ui.colored_label(
             Color32::from_rgb(255, 110, 100),
@@ -394,7 +400,7 @@ fn biome_chart(ui: &mut egui::Ui, panel: &mut PanelState) {
     let side = 230.0;
     let (response, painter) = ui.allocate_painter(vec2(side, side), Sense::click_and_drag());
     let rect = response.rect;
-    let table = &panel.editor.draft.world.biomes;
+    let table = &panel.draft.settings.draft.generator.biome_table;
     // Moisture runs left to right (dry to wet), temperature bottom to top (cold to hot).
     let to_screen = |moisture: f64, temperature: f64| {
         pos2(
@@ -427,7 +433,7 @@ fn biome_chart(ui: &mut egui::Ui, panel: &mut PanelState) {
             );
         }
     }
-    if let Some(snapshot) = &panel.snapshot {
+    if let Some(snapshot) = &panel.view.snapshot {
         for &(temperature, moisture, biome) in &snapshot.dots {
             let at = to_screen(f64::from(moisture), f64::from(temperature));
             let fill = table
@@ -479,12 +485,12 @@ fn biome_chart(ui: &mut egui::Ui, panel: &mut PanelState) {
     if response.drag_started()
         && let Some(p) = pointer
     {
-        panel.dragging_threshold = nearest_line(p, rect, &table.heat_limits, &table.wet_limits);
+        panel.textures.dragging = nearest_line(p, rect, &table.heat_limits, &table.wet_limits);
     }
     if response.dragged()
-        && let (Some(p), Some((axis, index))) = (pointer, panel.dragging_threshold)
+        && let (Some(p), Some(DraggedLine { axis, index })) = (pointer, panel.textures.dragging)
     {
-        let table = &mut panel.editor.draft.world.biomes;
+        let table = &mut panel.draft.generator().biome_table;
         match axis {
             Axis::Wet => drag_threshold(
                 &mut table.wet_limits,
@@ -499,23 +505,29 @@ fn biome_chart(ui: &mut egui::Ui, panel: &mut PanelState) {
         }
     }
     if response.drag_stopped() {
-        panel.dragging_threshold = None;
+        panel.textures.dragging = None;
     }
 }
 
 /// The threshold line within grabbing distance of `p`, if any.
-fn nearest_line(p: Pos2, rect: Rect, heat: &[f64], wet: &[f64]) -> Option<(Axis, usize)> {
+fn nearest_line(p: Pos2, rect: Rect, heat: &[f64], wet: &[f64]) -> Option<DraggedLine> {
     const REACH: f32 = 8.0;
     let wet_hits = wet.iter().enumerate().map(|(i, &w)| {
         (
             (rect.left() + w as f32 * rect.width() - p.x).abs(),
-            (Axis::Wet, i),
+            DraggedLine {
+                axis: Axis::Wet,
+                index: i,
+            },
         )
     });
     let heat_hits = heat.iter().enumerate().map(|(i, &h)| {
         (
             (rect.bottom() - h as f32 * rect.height() - p.y).abs(),
-            (Axis::Heat, i),
+            DraggedLine {
+                axis: Axis::Heat,
+                index: i,
+            },
         )
     });
     wet_hits
@@ -526,23 +538,23 @@ fn nearest_line(p: Pos2, rect: Rect, heat: &[f64], wet: &[f64]) -> Option<(Axis,
 }
 
 /// Lab #4.
-fn regions_section(ui: &mut egui::Ui, panel: &mut PanelState) {
-    let r = &mut panel.editor.draft.world.regions;
+fn regions_section(ui: &mut egui::Ui, panel: &mut Panel<'_>) {
+    let r = &mut panel.draft.generator().regions;
     log_slider(ui, &mut r.cell_size, &limits::CELL_SIZE, "cell size (u)");
     slider(ui, &mut r.jitter, &limits::JITTER, "jitter");
     slider(ui, &mut r.wobble, &(0.0..=500.0), "border wobble (u)");
     feature_size(ui, &mut r.wobble_scale, &limits::SCALE, "wobble size");
     slider(ui, &mut r.blend_width, &(0.0..=300.0), "blend width (u)");
-    ui.checkbox(&mut panel.show_sites, "Show sites");
+    ui.checkbox(&mut panel.view.show_sites, "Show sites");
 }
 
 /// Lab #5: one row per node, with its switch, its output around the camera and its fields.
-fn density_section(ui: &mut egui::Ui, panel: &mut PanelState) {
-    let count = panel.editor.draft.world.terrain.density.walk().len();
+fn density_section(ui: &mut egui::Ui, panel: &mut Panel<'_>) {
+    let count = panel.draft.generator().terrain.density.node_count();
     ui.small("Each preview shows that node's output around the camera (white is high).");
     for id in 0..count {
-        let previews = panel.textures.as_ref().map(|t| &t.previews);
-        let stack = &mut panel.editor.draft.world.terrain.density;
+        let previews = &panel.textures.previews;
+        let stack = &mut panel.draft.settings.draft.generator.terrain.density;
         let depth = stack.walk()[id].depth;
         let Some(node) = stack.node_mut(id) else {
             continue;
@@ -550,7 +562,7 @@ fn density_section(ui: &mut egui::Ui, panel: &mut PanelState) {
         ui.horizontal(|ui| {
             ui.add_space(depth as f32 * 12.0);
             ui.checkbox(&mut node.enabled, "");
-            if let Some(texture) = previews.and_then(|p| p.get(id)) {
+            if let Some(texture) = previews.get(id) {
                 ui.add(egui::Image::new(egui::load::SizedTexture::new(
                     texture.id(),
                     vec2(PREVIEW_SIZE as f32, PREVIEW_SIZE as f32),
@@ -634,7 +646,7 @@ fn trees_section(ui: &mut egui::Ui, world: &mut WorldSettings) {
     slider(ui, &mut high, &(low..=5.0), "largest");
     (t.min_scale, t.max_scale) = (low, high);
     ui.separator();
-    for (i, biome) in world.biomes.biomes.iter_mut().enumerate() {
+    for (i, biome) in world.biome_table.biomes.iter_mut().enumerate() {
         biome_trees(ui, i, biome);
     }
 }
@@ -705,92 +717,52 @@ fn surface_section(ui: &mut egui::Ui, world: &mut WorldSettings) {
     color(ui, &mut s.snow_color, "snow");
 }
 
-fn streaming_section(ui: &mut egui::Ui, panel: &mut PanelState) {
-    let d = &mut panel.editor.draft;
+fn streaming_section(ui: &mut egui::Ui, draft: &mut PanelDraft) {
+    let streaming = &mut draft.streaming.draft;
     slider_u32(
         ui,
-        &mut d.view_radius,
-        BiomeWorldSettings::VIEW_RADIUS,
+        &mut streaming.view_radius,
+        BiomeWorldStreaming::VIEW_RADIUS,
         "view radius (chunks)",
     );
     slider_u32(
         ui,
-        &mut d.despawn_hysteresis,
-        BiomeWorldSettings::DESPAWN_HYSTERESIS,
+        &mut streaming.despawn_hysteresis,
+        BiomeWorldStreaming::DESPAWN_HYSTERESIS,
         "despawn hysteresis (chunks)",
     );
     ui.add(
-        egui::Slider::new(&mut d.max_tasks, BiomeWorldSettings::MAX_TASKS).text("tasks in flight"),
+        egui::Slider::new(&mut streaming.max_tasks, BiomeWorldStreaming::MAX_TASKS)
+            .text("tasks in flight"),
     );
     ui.add(
-        egui::Slider::new(&mut d.apply_budget_ms, 0.1..=20.0)
+        egui::Slider::new(&mut streaming.apply_budget_ms, 0.1..=20.0)
             .clamping(CLAMP_EDITS)
             .logarithmic(true)
             .text("apply budget (ms)"),
     );
+    let settings = &mut draft.settings.draft;
     ui.horizontal(|ui| {
-        ui.selectable_value(&mut d.layout.style, MeshStyle::Smooth, "Smooth");
-        ui.selectable_value(&mut d.layout.style, MeshStyle::FlatTiles, "Flat tiles");
+        ui.selectable_value(&mut settings.layout.style, MeshStyle::Smooth, "Smooth");
+        ui.selectable_value(
+            &mut settings.layout.style,
+            MeshStyle::FlatTiles,
+            "Flat tiles",
+        );
     });
     slider_u32(
         ui,
-        &mut d.layout.tiles,
+        &mut settings.layout.tiles,
         ChunkLayout::TILES,
         "tiles per chunk side",
     );
     ui.add(
-        egui::Slider::new(&mut d.layout.tile_size, ChunkLayout::TILE_SIZE)
+        egui::Slider::new(&mut settings.layout.tile_size, ChunkLayout::TILE_SIZE)
             .clamping(CLAMP_EDITS)
             .logarithmic(true)
             .step_by(ChunkLayout::TILE_STEP)
             .text("tile size (u)"),
     );
-    ui.checkbox(&mut d.water, "Water surface");
-    ui.checkbox(&mut d.trees, "Spawn trees");
-}
-
-/// The egui textures of the latest snapshot.
-pub(super) struct Textures {
-    pub(super) minimap: egui::TextureHandle,
-    pub(super) previews: Vec<egui::TextureHandle>,
-}
-
-impl Textures {
-    /// Uploads the snapshot's pictures, reusing the textures when they exist.
-    pub(super) fn update(
-        ctx: &egui::Context,
-        textures: &mut Option<Textures>,
-        snapshot: &super::snapshot::Snapshot,
-    ) {
-        let minimap = egui::ColorImage::from_rgba_unmultiplied(
-            [MINIMAP_SIZE, MINIMAP_SIZE],
-            &snapshot.minimap,
-        );
-        let previews: Vec<egui::ColorImage> = snapshot
-            .previews
-            .iter()
-            .map(|p| egui::ColorImage::from_rgba_unmultiplied([PREVIEW_SIZE, PREVIEW_SIZE], p))
-            .collect();
-        let options = egui::TextureOptions::NEAREST;
-        match textures {
-            Some(t) if t.previews.len() == previews.len() => {
-                t.minimap.set(minimap, options);
-                for (handle, image) in t.previews.iter_mut().zip(previews) {
-                    handle.set(image, options);
-                }
-            }
-            _ => {
-                *textures = Some(Textures {
-                    minimap: ctx.load_texture("biome minimap", minimap, options),
-                    previews: previews
-                        .into_iter()
-                        .enumerate()
-                        .map(|(i, image)| {
-                            ctx.load_texture(format!("biome node {i}"), image, options)
-                        })
-                        .collect(),
-                });
-            }
-        }
-    }
+    ui.checkbox(&mut settings.water, "Water surface");
+    ui.checkbox(&mut settings.trees, "Spawn trees");
 }

@@ -4,7 +4,7 @@
 use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
 use biome_core::world::{Biome, RegionId};
-use biome_core::{ChunkCoord, Sample, World};
+use biome_core::{ChunkCoord, Sample, WorldGenerator};
 
 use crate::world::BiomeWorldState;
 
@@ -13,9 +13,9 @@ use crate::world::BiomeWorldState;
 /// ```no_run
 /// # use bevy::prelude::*;
 /// # use bevy_biome_world::prelude::*;
-/// fn drop_to_ground(world: BiomeWorld, mut crates: Query<&mut Transform, With<Name>>) {
+/// fn drop_to_ground(biome_world: BiomeWorld, mut crates: Query<&mut Transform, With<Name>>) {
 ///     for mut transform in &mut crates {
-///         let ground = world.ground_height_at(transform.translation.xz());
+///         let ground = biome_world.ground_height_at(transform.translation.xz());
 ///         transform.translation.y = ground;
 ///     }
 /// }
@@ -26,16 +26,18 @@ pub struct BiomeWorld<'w> {
 }
 
 impl BiomeWorld<'_> {
-    /// The world the chunks are built from.
+    /// The generator the chunks are built from.
     #[must_use]
-    pub fn world(&self) -> &World {
-        &self.state.world
+    pub fn generator(&self) -> &WorldGenerator {
+        &self.state.generator
     }
 
     /// Height of the terrain field at `xz` (world x and z), 0 being sea level.
     #[must_use]
     pub fn height_at(&self, xz: Vec2) -> f32 {
-        self.state.world.height_at(f64::from(xz.x), f64::from(xz.y)) as f32
+        self.state
+            .generator
+            .height_at(f64::from(xz.x), f64::from(xz.y)) as f32
     }
 
     /// Height of the chunk mesh's surface at `xz`: the triangle under the point, interpolated
@@ -51,7 +53,7 @@ impl BiomeWorld<'_> {
         let (u, v) = (x - i, z - j);
         let corner = |di: f64, dj: f64| {
             self.state
-                .world
+                .generator
                 .height_at((i + di) * layout.tile_size, (j + dj) * layout.tile_size)
         };
         // The mesh splits each tile along the diagonal from (1, 0) to (0, 1).
@@ -68,14 +70,19 @@ impl BiomeWorld<'_> {
     /// Everything the world says about `xz`.
     #[must_use]
     pub fn sample_at(&self, xz: Vec2) -> Sample {
-        self.state.world.sample(f64::from(xz.x), f64::from(xz.y))
+        self.state
+            .generator
+            .sample(f64::from(xz.x), f64::from(xz.y))
     }
 
     /// The biome at `xz`, with its index in the biome table.
     #[must_use]
     pub fn biome_at(&self, xz: Vec2) -> (usize, &Biome) {
         let index = self.sample_at(xz).biome;
-        (index, &self.state.world.settings().biomes.biomes[index])
+        (
+            index,
+            &self.state.generator.settings().biome_table.biomes[index],
+        )
     }
 
     /// The region `xz` belongs to (the nearest site after the border wobble).

@@ -10,7 +10,8 @@ use biome_core::TreeInstance;
 use biome_core::world::TreeSpecies;
 
 /// Marks a tree entity, with its species.
-#[derive(Component, Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Component, Reflect, Clone, Copy, Debug, PartialEq, Eq)]
+#[reflect(Component, Debug, Clone, PartialEq)]
 pub struct BiomeTree(pub TreeSpecies);
 
 /// The components of one tree entity.
@@ -22,7 +23,8 @@ pub(crate) type TreeBundle = (
 );
 
 /// The shared mesh and material of every species, indexed by [`TreeSpecies::index`].
-#[derive(Resource, Clone, Debug)]
+#[derive(Resource, Reflect, Clone, Debug)]
+#[reflect(Resource, Debug, Clone)]
 pub struct TreeAssets {
     /// One mesh per species.
     pub meshes: Vec<Handle<Mesh>>,

@@ -17,16 +17,18 @@ use biome_core::{ChunkCoord, ChunkError, ChunkLayout, TreeInstance};
 
 use crate::chunk::{BiomeChunk, BiomeWater, ChunkAssets, chunk_mesh, mesh_bytes};
 use crate::scatter::TreeAssets;
-use crate::world::BiomeWorldState;
+use crate::world::{BiomeWorldState, ChunkMeshOptions};
 
 /// Chunks stream around every entity with this component (usually the camera). Several anchors
 /// (split screen, a far-away quest marker) each keep their own circle of chunks loaded.
-#[derive(Component, Clone, Copy, Debug, Default)]
+#[derive(Component, Reflect, Clone, Copy, Debug, Default)]
+#[reflect(Component, Default, Debug, Clone)]
 pub struct BiomeWorldAnchor;
 
 /// A chunk entity appeared: built for the first time, or rebuilt after a settings change (the
 /// old entity's [`ChunkDespawned`] comes first, in the same frame).
-#[derive(Message, Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Message, Reflect, Clone, Copy, Debug, PartialEq, Eq)]
+#[reflect(Debug, Clone, PartialEq)]
 pub struct ChunkSpawned {
     /// The chunk.
     pub coord: ChunkCoord,
@@ -35,7 +37,8 @@ pub struct ChunkSpawned {
 }
 
 /// A chunk entity went away: out of range, replaced by a rebuild, or retired by a layout change.
-#[derive(Message, Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Message, Reflect, Clone, Copy, Debug, PartialEq, Eq)]
+#[reflect(Debug, Clone, PartialEq)]
 pub struct ChunkDespawned {
     /// The chunk.
     pub coord: ChunkCoord,
@@ -45,7 +48,8 @@ pub struct ChunkDespawned {
 
 /// A chunk build failed (the core refused it or panicked): the chunk stays empty, or keeps its
 /// older mesh, until the settings change. The game keeps running; the failure is also logged.
-#[derive(Message, Clone, Debug, PartialEq, Eq)]
+#[derive(Message, Reflect, Clone, Debug, PartialEq, Eq)]
+#[reflect(Debug, Clone, PartialEq)]
 pub struct ChunkFailed {
     /// The chunk.
     pub coord: ChunkCoord,
@@ -54,7 +58,8 @@ pub struct ChunkFailed {
 }
 
 /// What the streamer is doing, for panels, benchmarks and tests.
-#[derive(Resource, Clone, Debug, Default)]
+#[derive(Resource, Reflect, Clone, Debug, Default)]
+#[reflect(Resource, Default, Debug, Clone)]
 pub struct BiomeWorldStats {
     /// Chunk entities alive (current layout).
     pub loaded: usize,
@@ -194,13 +199,6 @@ impl Slot {
     }
 }
 
-/// Build-time choices of [`crate::BiomeWorldPlugin`] that the streamer needs.
-#[derive(Resource, Clone, Copy, Debug)]
-pub(crate) struct StreamingOptions {
-    /// Where chunk meshes live once uploaded.
-    pub(crate) mesh_usage: RenderAssetUsages,
-}
-
 /// The streamer's bookkeeping.
 #[derive(Resource, Default)]
 pub(crate) struct ChunkStreamer {
@@ -238,7 +236,7 @@ pub(crate) fn stream_chunks(
         .collect();
     world.resource_scope(|world, mut streamer: Mut<ChunkStreamer>| {
         let state = world.resource::<BiomeWorldState>();
-        let mesh_usage = world.resource::<StreamingOptions>().mesh_usage;
+        let mesh_usage = world.resource::<ChunkMeshOptions>().usage();
         stream(&mut streamer, state, mesh_usage, &anchor_positions);
     });
 }
@@ -290,7 +288,10 @@ fn stream(
         .collect();
     here.sort_unstable();
     here.dedup();
-    let view = (settings.view_radius, settings.despawn_hysteresis);
+    let view = (
+        state.streaming.view_radius,
+        state.streaming.despawn_hysteresis,
+    );
     if here != streamer.anchors || view != streamer.view {
         streamer.anchors = here;
         streamer.view = view;
@@ -364,7 +365,7 @@ fn stream(
         .filter(|s| s.task.is_some())
         .count();
     let pool = AsyncComputeTaskPool::get();
-    while in_flight < settings.max_tasks {
+    while in_flight < state.streaming.max_tasks {
         let Some(coord) = streamer.queue.pop_front() else {
             break;
         };
@@ -373,13 +374,13 @@ fn stream(
         if !slot.needs_build(generation) {
             continue;
         }
-        let world = state.world.clone();
+        let generator = state.generator.clone();
         let cancel = Arc::new(AtomicBool::new(false));
         let flag = cancel.clone();
         let task = pool.spawn(async move {
             let started = Instant::now();
             run_build(|| {
-                let data = world.build_chunk_cancellable(coord, &layout, &flag)?;
+                let data = generator.build_chunk_cancellable(coord, &layout, &flag)?;
                 let mesh = chunk_mesh(&data, mesh_usage);
                 Ok(BuiltChunk {
                     generation,
@@ -419,8 +420,8 @@ pub(crate) fn apply_chunks(world: &mut World) {
         let last_frame = world
             .get_resource::<Time<Real>>()
             .map_or(0.0, Time::delta_secs_f64);
-        let budget =
-            (f64::from(state.settings.apply_budget_ms) / 1000.0).max(last_frame * SLOW_FRAME_SHARE);
+        let budget = (f64::from(state.streaming.apply_budget_ms) / 1000.0)
+            .max(last_frame * SLOW_FRAME_SHARE);
         let (water, trees) = (state.settings.water, state.settings.trees);
 
         let mut build_times = Vec::new();

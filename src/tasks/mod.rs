@@ -46,7 +46,10 @@ fn lower_this_thread() {
     let param = libc::sched_param { sched_priority: 0 };
     // SAFETY: `sched_setscheduler` reads `param` only during the call; pid 0 is the calling
     // thread. A refusal leaves the thread as it was, which is harmless.
-    #[allow(unsafe_code)]
+    #[expect(
+        unsafe_code,
+        reason = "a call into libc to set the thread's scheduling policy"
+    )]
     let result = unsafe { libc::sched_setscheduler(0, libc::SCHED_IDLE, &raw const param) };
     if result != 0 {
         bevy::log::debug!("could not lower the chunk builder thread's priority");

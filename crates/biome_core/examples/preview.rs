@@ -14,7 +14,7 @@ use std::error::Error;
 use std::process::ExitCode;
 
 use biome_core::density::{Constant, DensityNode, DensityOp, Fbm, Shape, Warp};
-use biome_core::world::{Rgb, Surface, World, WorldSettings};
+use biome_core::world::{Rgb, Surface, WorldGenerator, WorldSettings};
 
 struct Options {
     seed: Option<i64>,
@@ -191,7 +191,7 @@ fn run(options: &Options) -> Result<(), Box<dyn Error>> {
     if let Some(path) = &options.write_preset {
         std::fs::write(path, settings.to_ron()?)?;
     }
-    let world = World::new(settings)?;
+    let world = WorldGenerator::new(settings)?;
     let n = options.size;
     let half = n as f64 / 2.0;
     let coordinate = |p: usize, center: f64| center + (p as f64 + 0.5 - half) * options.scale;

@@ -4,7 +4,7 @@
 /// Mixes 64 bits thoroughly (the `SplitMix64` finaliser).
 #[inline]
 #[must_use]
-fn mix(mut z: u64) -> u64 {
+pub(crate) fn mix(mut z: u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
     z ^ (z >> 31)

@@ -8,16 +8,16 @@
 //! - [`batch`]: the same functions over many points at once, SIMD where the CPU has it, same bits.
 //! - [`density`]: the density stack as a serializable node graph.
 //! - [`world`]: [`WorldSettings`](world::WorldSettings) (with RON presets) and the infinite
-//!   [`World`](world::World), sampled anywhere.
+//!   [`WorldGenerator`](world::WorldGenerator), sampled anywhere.
 //! - [`chunk`] and [`trees`]: chunks as mesh data with trees, seamless and deterministic.
 //!
 //! ```
 //! use biome_core::chunk::{ChunkCoord, ChunkLayout};
-//! use biome_core::world::{World, WorldSettings};
+//! use biome_core::world::{WorldGenerator, WorldSettings};
 //!
-//! let world = World::new(WorldSettings { seed: 7, ..Default::default() }).unwrap();
+//! let world = WorldGenerator::new(WorldSettings { seed: 7, ..Default::default() }).unwrap();
 //! let here = world.sample(120.0, -40.0);
-//! println!("{} at {:.1} m", world.settings().biomes.biomes[here.biome].name, here.height);
+//! println!("{} at {:.1} m", world.settings().biome_table.biomes[here.biome].name, here.height);
 //! let chunk = world.build_chunk(ChunkCoord::new(0, 0), &ChunkLayout::default()).unwrap();
 //! assert_eq!(chunk.positions.len(), 65 * 65);
 //! ```
@@ -34,4 +34,4 @@ pub mod world;
 pub use chunk::{ChunkCoord, ChunkData, ChunkError, ChunkLayout, MeshStyle};
 pub use density::{DensityField, DensityNode, DensityOp, Shape};
 pub use trees::{Tree, TreeInstance};
-pub use world::{Sample, Surface, World, WorldSettings};
+pub use world::{Sample, Surface, WorldGenerator, WorldSettings};

@@ -8,7 +8,7 @@ use biome_core::chunk::{ChunkCoord, ChunkData, ChunkError, ChunkLayout, MeshStyl
 use biome_core::density::{
     Abs, Add, Clamp, Constant, DensityField, DensityNode, DensityOp, Multiply, SmoothClamp, Warp,
 };
-use biome_core::world::{PresetError, RegionGrid, Sample, World, WorldSettings, limits};
+use biome_core::world::{PresetError, RegionGrid, Sample, WorldGenerator, WorldSettings, limits};
 
 fn with_density(density: DensityNode) -> WorldSettings {
     let mut settings = WorldSettings::default();
@@ -161,7 +161,7 @@ fn graphs_and_height_scales_are_bounded_together() {
     let error = settings.validate().unwrap_err();
     assert_eq!(error.field, "terrain.height_scale", "{error}");
     settings.terrain.height_scale = 1e3;
-    let world = World::new(settings).unwrap();
+    let world = WorldGenerator::new(settings).unwrap();
     assert_eq!(world.height_at(5.0, 5.0), 1e6);
     let chunk = world
         .build_chunk(ChunkCoord::new(0, 0), &ChunkLayout::default())
@@ -192,17 +192,17 @@ fn tree_spots_per_chunk_are_bounded() {
     let least: f64 = layout.chunk_size() / (limits::MAX_TREE_SPOTS.sqrt() - 2.0);
     settings.trees.spacing = least.ceil();
     settings
-        .biomes
+        .biome_table
         .biomes
         .iter_mut()
         .for_each(|b| b.tree_density = 1.0);
-    let world = World::new(settings).unwrap();
+    let world = WorldGenerator::new(settings).unwrap();
     let started = Instant::now();
     let chunk = world.build_chunk(ChunkCoord::new(1, 1), &layout).unwrap();
     assert!(chunk.trees.len() as f64 <= limits::MAX_TREE_SPOTS);
     assert!(started.elapsed() < Duration::from_secs(5));
     // The refusal reaches the builder too, instead of a chunk that never finishes.
-    let world = World::new(WorldSettings {
+    let world = WorldGenerator::new(WorldSettings {
         trees: biome_core::world::TreeSettings {
             spacing: 1.0,
             ..Default::default()
@@ -235,7 +235,7 @@ fn many_small_regions_cost_about_as_much_per_vertex_as_few() {
     let mut settings = WorldSettings::default();
     settings.regions.cell_size = 8.0;
     settings.trees.enabled = false;
-    let world = World::new(settings).unwrap();
+    let world = WorldGenerator::new(settings).unwrap();
     let small = ChunkLayout {
         tiles: 256,
         tile_size: 8.0,
@@ -266,7 +266,7 @@ fn no_coordinate_or_constructor_argument_overflows() {
     );
     assert!(ChunkCoord::new(0, 0).distance_squared(ChunkCoord::new(high, 3)) > 0);
 
-    let world = World::new(WorldSettings::default()).unwrap();
+    let world = WorldGenerator::new(WorldSettings::default()).unwrap();
     let edge = *limits::COORDINATE.end();
     let points = [
         (3e21, -3e21),
@@ -327,7 +327,7 @@ fn chunks_at_the_ends_of_the_grid_are_finite_and_seamless() {
     let mut settings = WorldSettings::default();
     // Chunks 2048 units wide need trees at least 16.3 apart.
     settings.trees.spacing = 20.0;
-    let world = World::new(settings).unwrap();
+    let world = WorldGenerator::new(settings).unwrap();
     let layout = ChunkLayout {
         tiles: 8,
         tile_size: 256.0,
@@ -360,7 +360,7 @@ fn a_graph_of_ten_thousand_nested_nodes_is_refused_cleanly() {
     let settings = with_density(node);
     let error = settings.validate().unwrap_err();
     assert_eq!(error.field, "terrain.density");
-    assert!(World::new(settings.clone()).is_err());
+    assert!(WorldGenerator::new(settings.clone()).is_err());
     assert!(settings.to_ron().is_err());
     drop(settings);
 }
@@ -383,7 +383,7 @@ fn tile_sizes_are_exact_so_edges_and_origins_are_too() {
         ..inexact
     };
     layout.validate().unwrap();
-    let world = World::new(WorldSettings::default()).unwrap();
+    let world = WorldGenerator::new(WorldSettings::default()).unwrap();
     let verts = 8;
     for x in [-1_000_000, -3, 0, 1, 77, 9_000_000, i32::MAX - 1, i32::MIN] {
         let coord = ChunkCoord::new(x, x / -2);
@@ -413,7 +413,7 @@ fn tile_sizes_are_exact_so_edges_and_origins_are_too() {
 /// have finished.
 #[test]
 fn builds_stop_soon_after_they_are_cancelled() {
-    let world = World::new(WorldSettings::default()).unwrap();
+    let world = WorldGenerator::new(WorldSettings::default()).unwrap();
     let layout = ChunkLayout {
         tiles: 256,
         tile_size: 2.0,

@@ -10,7 +10,7 @@ use biome_core::density::{
     Abs, Add, Cell, Clamp, Constant, DensityNode, DensityOp, Fbm, FieldValue, Mix, Multiply, Shape,
     SmoothClamp, Warp,
 };
-use biome_core::world::{World, WorldSettings, limits};
+use biome_core::world::{WorldGenerator, WorldSettings, limits};
 use proptest::prelude::*;
 
 /// Uniform in `ln(low)..ln(high)`: frequencies and sizes spread over their decades.
@@ -215,7 +215,7 @@ fn with_tree_spacing_for(mut settings: WorldSettings, layout: &ChunkLayout) -> W
 /// Builds a chunk and checks it is finite, within the height bound validation states, and quick.
 fn build_checked(settings: &WorldSettings, layout: &ChunkLayout, coord: ChunkCoord) {
     let bound = settings.terrain.density.validate().unwrap().magnitude();
-    let world = World::new(settings.clone()).expect("validated");
+    let world = WorldGenerator::new(settings.clone()).expect("validated");
     let started = Instant::now();
     let chunk = world.build_chunk(coord, layout).expect("validated layout");
     assert!(
@@ -286,15 +286,15 @@ fn numeric_fields(settings: &WorldSettings) -> Vec<String> {
     .map(str::to_owned)
     .into();
     for (axis, limits) in [
-        ("heat_limits", &settings.biomes.heat_limits),
-        ("wet_limits", &settings.biomes.wet_limits),
+        ("heat_limits", &settings.biome_table.heat_limits),
+        ("wet_limits", &settings.biome_table.wet_limits),
     ] {
-        paths.extend((0..limits.len()).map(|i| format!("biomes.{axis}[{i}]")));
+        paths.extend((0..limits.len()).map(|i| format!("biome_table.{axis}[{i}]")));
     }
-    for (i, biome) in settings.biomes.biomes.iter().enumerate() {
-        paths.push(format!("biomes.biomes[{i}].tree_density"));
+    for (i, biome) in settings.biome_table.biomes.iter().enumerate() {
+        paths.push(format!("biome_table.biomes[{i}].tree_density"));
         paths.extend(
-            (0..biome.trees.len()).map(|k| format!("biomes.biomes[{i}].trees[{k}].weight")),
+            (0..biome.trees.len()).map(|k| format!("biome_table.biomes[{i}].trees[{k}].weight")),
         );
     }
     for entry in settings.terrain.density.walk() {
@@ -368,20 +368,22 @@ fn set_field(settings: &mut WorldSettings, path: &str, value: f64) {
         "trees.min_scale" => s.trees.min_scale = value,
         "trees.max_scale" => s.trees.max_scale = value,
         "trees.clumping" => s.trees.clumping = value,
-        _ if path.starts_with("biomes.heat_limits") => {
-            s.biomes.heat_limits[index(path)] = value;
+        _ if path.starts_with("biome_table.heat_limits") => {
+            s.biome_table.heat_limits[index(path)] = value;
         }
-        _ if path.starts_with("biomes.wet_limits") => s.biomes.wet_limits[index(path)] = value,
+        _ if path.starts_with("biome_table.wet_limits") => {
+            s.biome_table.wet_limits[index(path)] = value;
+        }
         _ if path.ends_with(".tree_density") => {
             let i = index(path.trim_end_matches(".tree_density"));
-            s.biomes.biomes[i].tree_density = value;
+            s.biome_table.biomes[i].tree_density = value;
         }
         _ if path.ends_with(".weight") => {
             let (biome, entry) = path
                 .trim_end_matches(".weight")
                 .split_once(".trees")
                 .unwrap();
-            s.biomes.biomes[index(biome)].trees[index(entry)].weight = value;
+            s.biome_table.biomes[index(biome)].trees[index(entry)].weight = value;
         }
         _ => panic!("no setter for {path}"),
     }
@@ -449,11 +451,11 @@ fn partners(path: &str) -> Vec<String> {
     let mut out = swap("low", "high");
     out.extend(swap("min_scale", "max_scale"));
     for axis in ["heat_limits", "wet_limits"] {
-        if let Some(rest) = path.strip_prefix(&format!("biomes.{axis}[")) {
+        if let Some(rest) = path.strip_prefix(&format!("biome_table.{axis}[")) {
             let i: usize = rest.trim_end_matches(']').parse().unwrap();
-            out.push(format!("biomes.{axis}[{}]", i + 1));
+            out.push(format!("biome_table.{axis}[{}]", i + 1));
             if i > 0 {
-                out.push(format!("biomes.{axis}[{}]", i - 1));
+                out.push(format!("biome_table.{axis}[{}]", i - 1));
             }
         }
     }
@@ -519,7 +521,7 @@ proptest! {
                 let origin = coord.origin(&layout);
                 prop_assert_eq!(ChunkCoord::containing(origin[0], origin[1], &layout), coord);
                 prop_assume!(coord.x < i32::MAX && coord.z < i32::MAX);
-                let world = World::new(settings).unwrap();
+                let world = WorldGenerator::new(settings).unwrap();
                 let here = world.build_chunk(coord, &layout).unwrap();
                 let east = world.build_chunk(ChunkCoord::new(coord.x + 1, coord.z), &layout).unwrap();
                 let south = world.build_chunk(ChunkCoord::new(coord.x, coord.z + 1), &layout).unwrap();

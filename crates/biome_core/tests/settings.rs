@@ -48,22 +48,26 @@ fn every_bad_value_names_its_field() {
     });
     rejects("climate.scale", |s| s.climate.scale = -1.0);
     rejects("climate.chill", |s| s.climate.chill = f64::INFINITY);
-    rejects("biomes.heat_limits[1]", |s| {
-        s.biomes.heat_limits = vec![0.6, 0.4];
+    rejects("biome_table.heat_limits[1]", |s| {
+        s.biome_table.heat_limits = vec![0.6, 0.4];
     });
-    rejects("biomes.wet_limits[0]", |s| s.biomes.wet_limits[0] = 1.5);
-    rejects("biomes.biomes", |s| {
-        s.biomes.biomes.pop();
+    rejects("biome_table.wet_limits[0]", |s| {
+        s.biome_table.wet_limits[0] = 1.5;
     });
-    rejects("biomes.biomes", |s| s.biomes.heat_limits.push(0.8));
-    rejects("biomes.biomes[2].tree_density", |s| {
-        s.biomes.biomes[2].tree_density = 2.0;
+    rejects("biome_table.biomes", |s| {
+        s.biome_table.biomes.pop();
     });
-    rejects("biomes.biomes[0].name", |s| {
-        s.biomes.biomes[0].name = " ".to_owned();
+    rejects("biome_table.biomes", |s| {
+        s.biome_table.heat_limits.push(0.8);
     });
-    rejects("biomes.biomes[1].trees[0].weight", |s| {
-        s.biomes.biomes[1].trees[0].weight = -1.0;
+    rejects("biome_table.biomes[2].tree_density", |s| {
+        s.biome_table.biomes[2].tree_density = 2.0;
+    });
+    rejects("biome_table.biomes[0].name", |s| {
+        s.biome_table.biomes[0].name = " ".to_owned();
+    });
+    rejects("biome_table.biomes[1].trees[0].weight", |s| {
+        s.biome_table.biomes[1].trees[0].weight = -1.0;
     });
     rejects("regions.cell_size", |s| s.regions.cell_size = 0.0);
     rejects("regions.jitter", |s| s.regions.jitter = 1.5);

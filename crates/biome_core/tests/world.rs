@@ -5,10 +5,10 @@ use std::collections::{HashMap, HashSet};
 
 use biome_core::chunk::{ChunkCoord, ChunkData, ChunkLayout, MeshStyle};
 use biome_core::tutorial::{SeededRandom, Simplex, wobble_point};
-use biome_core::world::{World, WorldSettings, seed_offsets};
+use biome_core::world::{WorldGenerator, WorldSettings, seed_offsets};
 
-fn world(seed: i64) -> World {
-    World::new(WorldSettings {
+fn world(seed: i64) -> WorldGenerator {
+    WorldGenerator::new(WorldSettings {
         seed,
         ..WorldSettings::default()
     })
@@ -153,7 +153,7 @@ fn chunks_build_the_same_on_any_thread_in_any_order() {
         }
     });
     // A second world from equal settings builds equal bytes.
-    let again = World::new(world.settings().clone()).unwrap();
+    let again = WorldGenerator::new(world.settings().clone()).unwrap();
     assert_eq!(
         again.build_chunk(list[0], &layout).unwrap(),
         reference[&list[0]]

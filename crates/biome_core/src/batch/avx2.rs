@@ -4,8 +4,10 @@
 //! the results are bit-identical. Two lookups differ in form only: the corner hash reads
 //! [`Simplex::corner_gradients`] (`p[a + p[b]] & 7` precomputed) instead of two permutation
 //! reads, and the gradient comes from an in-register table instead of memory.
-// Gathers read through raw pointers; every read's bounds are argued at the call.
-#![allow(unsafe_code)]
+#![expect(
+    unsafe_code,
+    reason = "gathers read through raw pointers; every read's bounds are argued at the call"
+)]
 
 use std::arch::x86_64::{
     __m128i, __m256d, _CMP_GT_OQ, _CMP_LT_OQ, _mm_add_epi32, _mm_and_si128, _mm_i32gather_epi32,

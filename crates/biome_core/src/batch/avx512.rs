@@ -2,8 +2,10 @@
 //!
 //! The same operations as the scalar code, in the same order, as in the AVX2 path (see there for
 //! how the lookups differ in form only); masks replace blends.
-// Loads, stores and gathers go through raw pointers; every access's bounds are argued at the call.
-#![allow(unsafe_code)]
+#![expect(
+    unsafe_code,
+    reason = "loads, stores and gathers go through raw pointers; every access's bounds are argued at the call"
+)]
 
 use std::arch::x86_64::{
     __m256i, __m512d, _CMP_GT_OQ, _CMP_LT_OQ, _MM_FROUND_NO_EXC, _MM_FROUND_TO_NEG_INF,

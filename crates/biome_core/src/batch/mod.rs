@@ -62,7 +62,7 @@ macro_rules! fbm_pairs {
 #[cfg(target_arch = "x86_64")]
 use fbm_pairs;
 
-use crate::tutorial::{Simplex, fbm};
+use crate::tutorial::{LEVEL_TWO_FIELDS, SECOND_FIELD, Simplex, fbm};
 
 /// The octave parameters of [`fbm`]. The default is the tutorial's: 4 octaves, persistence 0.5,
 /// lacunarity 2.
@@ -422,8 +422,8 @@ impl Simplex {
             }
             self.fbm_points_unchecked(ax, ay, warp.fbm, qx);
             for k in 0..n {
-                ax[k] = bx[k] * f + 5.2;
-                ay[k] = by[k] * f + 1.3;
+                ax[k] = bx[k] * f + SECOND_FIELD[0];
+                ay[k] = by[k] * f + SECOND_FIELD[1];
             }
             self.fbm_points_unchecked(ax, ay, warp.fbm, qy);
             if warp.levels >= 2 {
@@ -431,10 +431,11 @@ impl Simplex {
                 for k in 0..n {
                     let px = (bx[k] + warp.strength * qx[k]) * f;
                     let py = (by[k] + warp.strength * qy[k]) * f;
-                    ax[k] = px + 1.7;
-                    ay[k] = py + 9.2;
-                    qx[k] = px + 8.3;
-                    qy[k] = py + 2.8;
+                    let [a, b] = LEVEL_TWO_FIELDS;
+                    ax[k] = px + a[0];
+                    ay[k] = py + a[1];
+                    qx[k] = px + b[0];
+                    qy[k] = py + b[1];
                 }
                 self.fbm_points_unchecked(ax, ay, warp.fbm, rx);
                 ax.copy_from_slice(qx);

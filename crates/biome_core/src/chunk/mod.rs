@@ -12,11 +12,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::scratch::Scratch;
 use crate::trees::TreeInstance;
-use crate::world::{SettingsError, SiteCache, World, WorldSettings, limits};
+use crate::world::{SettingsError, SiteCache, WorldGenerator, WorldSettings, limits};
 
 /// A chunk's place on the chunk grid: chunk `(x, z)` covers world
 /// `[x * size, (x + 1) * size) × [z * size, (z + 1) * size)`, `size` being
 /// [`ChunkLayout::chunk_size`].
+#[cfg_attr(feature = "bevy_reflect", derive(bevy_reflect::Reflect))]
 #[derive(
     Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
 )]
@@ -83,6 +84,7 @@ impl ChunkCoord {
 }
 
 /// How chunks look: smooth shading, or one flat colour per tile like the tutorial's maps.
+#[cfg_attr(feature = "bevy_reflect", derive(bevy_reflect::Reflect))]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum MeshStyle {
     /// Shared vertices, smooth normals, colours blended between vertices.
@@ -93,6 +95,7 @@ pub enum MeshStyle {
 }
 
 /// The size and look of chunks.
+#[cfg_attr(feature = "bevy_reflect", derive(bevy_reflect::Reflect))]
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct ChunkLayout {
@@ -235,172 +238,152 @@ const SITE_MARGIN: i64 = 3;
 /// Points of the density grid evaluated between two looks at the cancel flag.
 const CANCEL_BLOCK: usize = 4096;
 
-impl World {
-    /// Builds chunk `coord`.
-    ///
-    /// # Errors
-    /// [`ChunkError::Layout`] if [`ChunkLayout::validate_with`] refuses `layout` for this world.
-    pub fn build_chunk(
-        &self,
-        coord: ChunkCoord,
-        layout: &ChunkLayout,
-    ) -> Result<ChunkData, ChunkError> {
-        self.build_chunk_cancellable(coord, layout, &AtomicBool::new(false))
-    }
-
-    /// [`World::build_chunk`] that stops early, within a few milliseconds, once `cancel` is set
-    /// (from another thread, say, when the chunk is no longer wanted).
-    ///
-    /// # Errors
-    /// [`ChunkError::Layout`] for a refused layout, [`ChunkError::Cancelled`] once `cancel` is
-    /// set.
-    pub fn build_chunk_cancellable(
-        &self,
-        coord: ChunkCoord,
-        layout: &ChunkLayout,
-        cancel: &AtomicBool,
-    ) -> Result<ChunkData, ChunkError> {
-        layout
-            .validate_with(self.settings())
-            .map_err(ChunkError::Layout)?;
-        let cancelled = || {
-            if cancel.load(Ordering::Relaxed) {
-                Err(ChunkError::Cancelled)
-            } else {
-                Ok(())
-            }
-        };
-        let tiles = i64::from(layout.tiles);
-        let ts = layout.tile_size;
-        let first = [i64::from(coord.x) * tiles, i64::from(coord.z) * tiles];
-        let origin = coord.origin(layout);
-        // Exact: grid indices times a multiple of 1/64, within 2^47.
-        let world = |g: i64| g as f64 * ts;
-
-        // Heights on the vertex grid plus a one-tile apron, for normals that match across edges.
-        let side = tiles as usize + 3;
-        let grid = |offset: usize| (-1..=tiles + 1).map(move |g| world(first[offset] + g));
-        let xs = Scratch::collect((-1..=tiles + 1).flat_map(|_| grid(0)));
-        let zs = Scratch::collect(grid(1).flat_map(|z| std::iter::repeat_n(z, side)));
-        let (min, max) = (origin, [world(first[0] + tiles), world(first[1] + tiles)]);
-        let cache = SiteCache::covering(
-            *self.regions(),
-            min[0] - ts,
-            min[1] - ts,
-            max[0] + ts,
-            max[1] + ts,
-            SITE_MARGIN,
-        );
-        let mut density = Scratch::zeroed(xs.len());
-        for start in (0..xs.len()).step_by(CANCEL_BLOCK) {
-            cancelled()?;
-            let end = (start + CANCEL_BLOCK).min(xs.len());
-            self.density().values(
-                &xs[start..end],
-                &zs[start..end],
-                &cache,
-                &mut density[start..end],
-            );
+/// Builds chunk `coord` of `generator`'s world ([`WorldGenerator::build_chunk_cancellable`]).
+pub(crate) fn build(
+    generator: &WorldGenerator,
+    coord: ChunkCoord,
+    layout: &ChunkLayout,
+    cancel: &AtomicBool,
+) -> Result<ChunkData, ChunkError> {
+    layout
+        .validate_with(generator.settings())
+        .map_err(ChunkError::Layout)?;
+    let cancelled = || {
+        if cancel.load(Ordering::Relaxed) {
+            Err(ChunkError::Cancelled)
+        } else {
+            Ok(())
         }
-        cancelled()?;
-        let height_scale = self.settings().terrain.height_scale;
-        let height = |i: usize, j: usize| density[(j + 1) * side + i + 1] * height_scale;
+    };
+    let tiles = i64::from(layout.tiles);
+    let ts = layout.tile_size;
+    let first = [i64::from(coord.x) * tiles, i64::from(coord.z) * tiles];
+    let origin = coord.origin(layout);
+    // Exact: grid indices times a multiple of 1/64, within 2^47.
+    let world = |g: i64| g as f64 * ts;
 
-        let verts = tiles as usize + 1;
-        let vertex_index = |i: usize, j: usize| (j + 1) * side + i + 1;
-        let vertex_count = match layout.style {
-            MeshStyle::Smooth => verts * verts,
-            MeshStyle::FlatTiles => 4 * (tiles * tiles) as usize,
-        };
-        let mut chunk = ChunkData {
-            coord,
-            layout: *layout,
-            origin,
-            positions: Vec::with_capacity(vertex_count),
-            normals: Vec::with_capacity(vertex_count),
-            colors: Vec::with_capacity(vertex_count),
-            indices: Vec::with_capacity(6 * (tiles * tiles) as usize),
-            biomes: Vec::with_capacity(vertex_count),
-            trees: self
-                .trees_in(min, max, &cache)
-                .into_iter()
-                .map(|t| t.relative_to(origin))
-                .collect(),
-            min_height: f32::INFINITY,
-            max_height: f32::NEG_INFINITY,
-        };
+    // Heights on the vertex grid plus a one-tile apron, for normals that match across edges.
+    let side = tiles as usize + 3;
+    let grid = |offset: usize| (-1..=tiles + 1).map(move |g| world(first[offset] + g));
+    let xs = Scratch::collect((-1..=tiles + 1).flat_map(|_| grid(0)));
+    let zs = Scratch::collect(grid(1).flat_map(|z| std::iter::repeat_n(z, side)));
+    let (min, max) = (origin, [world(first[0] + tiles), world(first[1] + tiles)]);
+    let cache = SiteCache::covering(
+        *generator.regions(),
+        min[0] - ts,
+        min[1] - ts,
+        max[0] + ts,
+        max[1] + ts,
+        SITE_MARGIN,
+    );
+    let mut density = Scratch::zeroed(xs.len());
+    for start in (0..xs.len()).step_by(CANCEL_BLOCK) {
         cancelled()?;
-        let normal_at = |i: usize, j: usize| {
-            let k = vertex_index(i, j);
-            let dx = (density[k - 1] - density[k + 1]) * height_scale;
-            let dz = (density[k - side] - density[k + side]) * height_scale;
-            normalize([dx, 2.0 * ts, dz])
-        };
+        let end = (start + CANCEL_BLOCK).min(xs.len());
+        generator.density().values(
+            &xs[start..end],
+            &zs[start..end],
+            &cache,
+            &mut density[start..end],
+        );
+    }
+    cancelled()?;
+    let height_scale = generator.settings().terrain.height_scale;
+    let height = |i: usize, j: usize| density[(j + 1) * side + i + 1] * height_scale;
 
-        match layout.style {
-            MeshStyle::Smooth => {
-                let picks = || (0..verts).flat_map(|j| (0..verts).map(move |i| vertex_index(i, j)));
-                let vx = Scratch::collect(picks().map(|k| xs[k]));
-                let vz = Scratch::collect(picks().map(|k| zs[k]));
-                let vd = Scratch::collect(picks().map(|k| density[k]));
-                self.visit_samples(&vx, &vz, &vd, &cache, |k, sample| {
-                    let (i, j) = (k % verts, k / verts);
-                    chunk.push_vertex(
-                        [
-                            (i as f64 * ts) as f32,
-                            height(i, j) as f32,
-                            (j as f64 * ts) as f32,
-                        ],
-                        normal_at(i, j),
-                        &sample,
-                    );
-                });
-                let row = verts as u32;
-                for j in 0..tiles as u32 {
-                    for i in 0..tiles as u32 {
-                        let v00 = j * row + i;
-                        let (v10, v01, v11) = (v00 + 1, v00 + row, v00 + row + 1);
-                        chunk
-                            .indices
-                            .extend_from_slice(&[v00, v01, v10, v10, v01, v11]);
-                    }
+    let verts = tiles as usize + 1;
+    let vertex_index = |i: usize, j: usize| (j + 1) * side + i + 1;
+    let vertex_count = match layout.style {
+        MeshStyle::Smooth => verts * verts,
+        MeshStyle::FlatTiles => 4 * (tiles * tiles) as usize,
+    };
+    let mut chunk = ChunkData {
+        coord,
+        layout: *layout,
+        origin,
+        positions: Vec::with_capacity(vertex_count),
+        normals: Vec::with_capacity(vertex_count),
+        colors: Vec::with_capacity(vertex_count),
+        indices: Vec::with_capacity(6 * (tiles * tiles) as usize),
+        biomes: Vec::with_capacity(vertex_count),
+        trees: crate::trees::trees_in(generator, min, max, &cache)
+            .into_iter()
+            .map(|t| t.relative_to(origin))
+            .collect(),
+        min_height: f32::INFINITY,
+        max_height: f32::NEG_INFINITY,
+    };
+    cancelled()?;
+    let normal_at = |i: usize, j: usize| {
+        let k = vertex_index(i, j);
+        let dx = (density[k - 1] - density[k + 1]) * height_scale;
+        let dz = (density[k - side] - density[k + side]) * height_scale;
+        normalize([dx, 2.0 * ts, dz])
+    };
+
+    match layout.style {
+        MeshStyle::Smooth => {
+            let picks = || (0..verts).flat_map(|j| (0..verts).map(move |i| vertex_index(i, j)));
+            let vx = Scratch::collect(picks().map(|k| xs[k]));
+            let vz = Scratch::collect(picks().map(|k| zs[k]));
+            let vd = Scratch::collect(picks().map(|k| density[k]));
+            generator.visit_samples(&vx, &vz, &vd, &cache, |k, sample| {
+                let (i, j) = (k % verts, k / verts);
+                chunk.push_vertex(
+                    [
+                        (i as f64 * ts) as f32,
+                        height(i, j) as f32,
+                        (j as f64 * ts) as f32,
+                    ],
+                    normal_at(i, j),
+                    &sample,
+                );
+            });
+            let row = verts as u32;
+            for j in 0..tiles as u32 {
+                for i in 0..tiles as u32 {
+                    let v00 = j * row + i;
+                    let (v10, v01, v11) = (v00 + 1, v00 + row, v00 + row + 1);
+                    chunk
+                        .indices
+                        .extend_from_slice(&[v00, v01, v10, v10, v01, v11]);
                 }
             }
-            MeshStyle::FlatTiles => {
-                let n = tiles as usize;
-                let cx = Scratch::collect(
-                    (0..n * n).map(|k| world(first[0] + (k % n) as i64) + ts / 2.0),
-                );
-                let cz = Scratch::collect(
-                    (0..n * n).map(|k| world(first[1] + (k / n) as i64) + ts / 2.0),
-                );
-                let mut centre_density = Scratch::zeroed(cx.len());
-                self.density().values(&cx, &cz, &cache, &mut centre_density);
-                self.visit_samples(&cx, &cz, &centre_density, &cache, |k, sample| {
-                    let (i, j) = (k % n, k / n);
-                    let corners = [(i, j), (i + 1, j), (i, j + 1), (i + 1, j + 1)];
-                    let p = corners.map(|(a, b)| [a as f64 * ts, height(a, b), b as f64 * ts]);
-                    // Cross of the diagonals: the tile's average upward normal.
-                    let d1 = sub(p[3], p[0]);
-                    let d2 = sub(p[2], p[1]);
-                    let normal = normalize(cross(d2, d1));
-                    let base = chunk.positions.len() as u32;
-                    for corner in p {
-                        chunk.push_vertex(corner.map(|v| v as f32), normal, &sample);
-                    }
-                    chunk.indices.extend_from_slice(&[
-                        base,
-                        base + 2,
-                        base + 1,
-                        base + 1,
-                        base + 2,
-                        base + 3,
-                    ]);
-                });
-            }
         }
-        Ok(chunk)
+        MeshStyle::FlatTiles => {
+            let n = tiles as usize;
+            let cx =
+                Scratch::collect((0..n * n).map(|k| world(first[0] + (k % n) as i64) + ts / 2.0));
+            let cz =
+                Scratch::collect((0..n * n).map(|k| world(first[1] + (k / n) as i64) + ts / 2.0));
+            let mut centre_density = Scratch::zeroed(cx.len());
+            generator
+                .density()
+                .values(&cx, &cz, &cache, &mut centre_density);
+            generator.visit_samples(&cx, &cz, &centre_density, &cache, |k, sample| {
+                let (i, j) = (k % n, k / n);
+                let corners = [(i, j), (i + 1, j), (i, j + 1), (i + 1, j + 1)];
+                let p = corners.map(|(a, b)| [a as f64 * ts, height(a, b), b as f64 * ts]);
+                // Cross of the diagonals: the tile's average upward normal.
+                let d1 = sub(p[3], p[0]);
+                let d2 = sub(p[2], p[1]);
+                let normal = normalize(cross(d2, d1));
+                let base = chunk.positions.len() as u32;
+                for corner in p {
+                    chunk.push_vertex(corner.map(|v| v as f32), normal, &sample);
+                }
+                chunk.indices.extend_from_slice(&[
+                    base,
+                    base + 2,
+                    base + 1,
+                    base + 1,
+                    base + 2,
+                    base + 3,
+                ]);
+            });
+        }
     }
+    Ok(chunk)
 }
 
 impl ChunkData {

@@ -29,6 +29,7 @@ use crate::tutorial::{billow, nearest_two, ridged};
 use crate::world::{SettingsError, check_field, limits};
 
 /// How an fBm node shapes its value.
+#[cfg_attr(feature = "bevy_reflect", derive(bevy_reflect::Reflect))]
 #[derive(
     Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
 )]
@@ -102,6 +103,11 @@ impl Interval {
 ///
 /// In presets a node is written as its operation with its inputs and fields, like
 /// `Clamp(input: Fbm(scale: 0.01), low: -0.3, high: 0.55)`, plus `enabled: false` when off.
+#[cfg_attr(
+    feature = "bevy_reflect",
+    derive(bevy_reflect::Reflect),
+    reflect(no_field_bounds)
+)]
 #[derive(Debug)]
 pub struct DensityNode {
     /// Whether the node takes part in the stack.

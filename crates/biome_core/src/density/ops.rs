@@ -112,6 +112,7 @@ macro_rules! density_ops {
         /// What a density node does: one variant per operation. Each operation is its own type
         /// holding its fields; the node's inputs live in [`super::DensityNode::inputs`].
         #[derive(Clone, Copy, Debug, PartialEq)]
+        #[cfg_attr(feature = "bevy_reflect", derive(bevy_reflect::Reflect))]
         pub enum DensityOp {
             $($(#[$meta])* $name($name),)*
         }
@@ -274,6 +275,7 @@ fn floor_and_ceiling<'a>(low: &'a mut f64, high: &'a mut f64, visit: &mut dyn Fn
 }
 
 /// One value everywhere.
+#[cfg_attr(feature = "bevy_reflect", derive(bevy_reflect::Reflect))]
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Constant {
     /// The value.
@@ -318,6 +320,7 @@ impl Evaluate for Constant {
 }
 
 /// Simplex fBm at `(x * scale, z * scale)`, shaped.
+#[cfg_attr(feature = "bevy_reflect", derive(bevy_reflect::Reflect))]
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Fbm {
     /// Added to the world seed for this node's noise.
@@ -443,6 +446,7 @@ impl Evaluate for FbmKernel {
 }
 
 /// 1 at a region site, falling to -1 at `radius` from the nearest site and beyond.
+#[cfg_attr(feature = "bevy_reflect", derive(bevy_reflect::Reflect))]
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Cell {
     /// Distance (world units) at which the value reaches -1.
@@ -498,6 +502,7 @@ impl Evaluate for Cell {
 
 /// Reads `input` at a point pushed by `strength` world units along fBm fields. Level 1 is the
 /// tutorial's `warpNode`; level 2 warps the warp like `domainWarp`; level 0 passes through.
+#[cfg_attr(feature = "bevy_reflect", derive(bevy_reflect::Reflect))]
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Warp {
     /// Added to the world seed for the warp's noise.
@@ -654,6 +659,7 @@ impl<T: Binary> Evaluate for Combine<T> {
 }
 
 /// Clamps `input` to `low..=high`.
+#[cfg_attr(feature = "bevy_reflect", derive(bevy_reflect::Reflect))]
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Clamp {
     /// The floor.
@@ -693,6 +699,7 @@ impl Unary for Clamp {
 }
 
 /// Clamps `input` to `low..=high` with rounded corners `smoothness` wide.
+#[cfg_attr(feature = "bevy_reflect", derive(bevy_reflect::Reflect))]
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SmoothClamp {
     /// The floor.
@@ -758,6 +765,7 @@ fn smooth_min(a: f64, b: f64, k: f64) -> f64 {
 }
 
 /// The absolute value of `input`.
+#[cfg_attr(feature = "bevy_reflect", derive(bevy_reflect::Reflect))]
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Abs {}
 
@@ -794,6 +802,7 @@ impl Unary for Abs {
 }
 
 /// `a + b`.
+#[cfg_attr(feature = "bevy_reflect", derive(bevy_reflect::Reflect))]
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Add {}
 
@@ -824,6 +833,7 @@ impl Binary for Add {
 }
 
 /// `a * b`.
+#[cfg_attr(feature = "bevy_reflect", derive(bevy_reflect::Reflect))]
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Multiply {}
 
@@ -863,6 +873,7 @@ impl Binary for Multiply {
 }
 
 /// `a + (b - a) * amount`.
+#[cfg_attr(feature = "bevy_reflect", derive(bevy_reflect::Reflect))]
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Mix {
     /// 0 is all `a`, 1 is all `b`.

@@ -9,8 +9,8 @@ use crate::hash::{hash_cell, salt, unit};
 use crate::scratch::Scratch;
 use crate::tutorial::{blend_weight, fbm};
 use crate::world::{
-    NearestTwoRun, RegionBiomes, SiteCache, Surface, TreeSpecies, World, clamp_coordinate,
-    seed_offsets, smoothstep,
+    NearestTwoRun, RegionBiomes, SiteCache, Surface, TreeSpecies, WorldGenerator, seed_offsets,
+    smoothstep,
 };
 
 /// A tree in world space.
@@ -61,146 +61,140 @@ const SLOPE_STEP: f64 = 1.0;
 /// Frequency of the forest-clumping field, 1 / world units: forests a few hundred units across.
 const FOREST_SCALE: f64 = 0.006;
 
-impl World {
-    /// Every tree standing in `[min.x, max.x) × [min.z, max.z)`, ordered by grid row then column.
-    /// The rectangle is first moved inside [`crate::world::limits::COORDINATE`]; the work grows
-    /// with its area over the tree spacing squared.
-    #[must_use]
-    pub fn trees_in_rect(&self, min: [f64; 2], max: [f64; 2]) -> Vec<Tree> {
-        let (min, max) = (min.map(clamp_coordinate), max.map(clamp_coordinate));
-        let cache = SiteCache::covering(*self.regions(), min[0], min[1], max[0], max[1], 3);
-        self.trees_in(min, max, &cache)
+/// Every tree standing in `[min.x, max.x) × [min.z, max.z)` of `generator`'s world
+/// ([`WorldGenerator::trees_in_rect`]), region sites from `cache`.
+pub(crate) fn trees_in(
+    generator: &WorldGenerator,
+    min: [f64; 2],
+    max: [f64; 2],
+    cache: &SiteCache,
+) -> Vec<Tree> {
+    let settings = generator.settings();
+    let trees = &settings.trees;
+    if !trees.enabled {
+        return Vec::new();
+    }
+    let seed = settings.seed + seed_offsets::TREES;
+    let biomes = &settings.biome_table.biomes;
+    let densest = biomes.iter().map(|b| b.tree_density).fold(0.0, f64::max);
+    // The clumping field scales a biome's density by at most 1 + clumping.
+    let keep_limit = densest * (1.0 + trees.clumping);
+    if keep_limit <= 0.0 {
+        return Vec::new();
     }
 
-    pub(crate) fn trees_in(&self, min: [f64; 2], max: [f64; 2], cache: &SiteCache) -> Vec<Tree> {
-        let settings = self.settings();
-        let trees = &settings.trees;
-        if !trees.enabled {
-            return Vec::new();
-        }
-        let seed = settings.seed + seed_offsets::TREES;
-        let biomes = &settings.biomes.biomes;
-        let densest = biomes.iter().map(|b| b.tree_density).fold(0.0, f64::max);
-        // The clumping field scales a biome's density by at most 1 + clumping.
-        let keep_limit = densest * (1.0 + trees.clumping);
-        if keep_limit <= 0.0 {
-            return Vec::new();
-        }
-
-        // Spots stay inside their cells, so only cells overlapping the rectangle can contribute.
-        // The cheap draws come first: most spots are dropped before any terrain is sampled.
-        let cell = |v: f64| (v / trees.spacing).floor() as i64;
-        let mut spots = Vec::new();
-        for cz in cell(min[1])..=cell(max[1]) {
-            for cx in cell(min[0])..=cell(max[0]) {
-                let keep = unit(hash_cell(seed, cx, cz, salt::TREE_KEEP));
-                if keep >= keep_limit {
-                    continue;
-                }
-                let offset = |salt| (unit(hash_cell(seed, cx, cz, salt)) - 0.5) * trees.jitter;
-                let x = (cx as f64 + 0.5 + offset(salt::TREE_X)) * trees.spacing;
-                let z = (cz as f64 + 0.5 + offset(salt::TREE_Z)) * trees.spacing;
-                if !((min[0]..max[0]).contains(&x) && (min[1]..max[1]).contains(&z)) {
-                    continue;
-                }
-                let forest = fbm(
-                    &self.forests,
-                    x * FOREST_SCALE,
-                    z * FOREST_SCALE,
-                    2,
-                    0.5,
-                    2.0,
-                );
-                let clump =
-                    1.0 - trees.clumping + trees.clumping * 2.0 * smoothstep(-0.3, 0.3, forest);
-                if keep < densest * clump {
-                    spots.push(Spot {
-                        cx,
-                        cz,
-                        x,
-                        z,
-                        keep,
-                        clump,
-                    });
-                }
-            }
-        }
-
-        // The biome comes from the wobbled spot alone: spots their biome would leave bare go
-        // before any terrain is sampled. Near a border, trees come from either region in the
-        // colour's proportion.
-        let [wx, wz] = self.wobbled_points(
-            &Scratch::collect(spots.iter().map(|s| s.x)),
-            &Scratch::collect(spots.iter().map(|s| s.z)),
-        );
-        let mut regions = RegionBiomes::new(cache);
-        let blend_width = settings.regions.blend_width;
-        let mut chosen = Vec::with_capacity(spots.len());
-        let mut nearest = NearestTwoRun::new(cache);
-        for (k, spot) in spots.iter().enumerate() {
-            let pair = nearest.nearest_two(wx[k], wz[k]);
-            let draw = hash_cell(seed, spot.cx, spot.cz, salt::TREE_SPECIES);
-            let region = if unit(draw) < blend_weight(pair.d1, pair.d2, blend_width) {
-                pair.nearest
-            } else {
-                pair.second
-            };
-            let biome = &biomes[regions.get(self, region, cache)];
-            if spot.keep < biome.tree_density * spot.clump {
-                chosen.push((spot, biome, draw));
-            }
-        }
-
-        // Height and slope: one batch for each spot and its two neighbours.
-        let mut xs = Vec::with_capacity(3 * chosen.len());
-        let mut zs = Vec::with_capacity(3 * chosen.len());
-        for (spot, ..) in &chosen {
-            xs.extend_from_slice(&[spot.x, spot.x + SLOPE_STEP, spot.x]);
-            zs.extend_from_slice(&[spot.z, spot.z, spot.z + SLOPE_STEP]);
-        }
-        let mut density = Scratch::zeroed(xs.len());
-        self.density().values(&xs, &zs, cache, &mut density);
-        let height_scale = settings.terrain.height_scale;
-        let max_gradient = trees.max_slope_degrees.to_radians().tan();
-        let beach = settings.surface.beach;
-        let mut dry = Vec::with_capacity(chosen.len());
-        for (k, &choice) in chosen.iter().enumerate() {
-            let here = density[3 * k];
-            let gx = (density[3 * k + 1] - here) * height_scale / SLOPE_STEP;
-            let gz = (density[3 * k + 2] - here) * height_scale / SLOPE_STEP;
-            // Water and beach come from height alone; steep ground is left bare.
-            if here >= beach && (gx * gx + gz * gz).sqrt() <= max_gradient {
-                dry.push((choice, here));
-            }
-        }
-
-        let temperature = self.temperatures(
-            &Scratch::collect(dry.iter().map(|((s, ..), _)| s.x)),
-            &Scratch::collect(dry.iter().map(|((s, ..), _)| s.z)),
-            &Scratch::collect(dry.iter().map(|&(_, d)| d)),
-        );
-        let mut out = Vec::new();
-        for (&((spot, biome, draw), here), &temperature) in dry.iter().zip(temperature.iter()) {
-            let Some(species) = pick_species(&biome.trees, unit(draw.rotate_left(32))) else {
+    // Spots stay inside their cells, so only cells overlapping the rectangle can contribute.
+    // The cheap draws come first: most spots are dropped before any terrain is sampled.
+    let cell = |v: f64| (v / trees.spacing).floor() as i64;
+    let mut spots = Vec::new();
+    for cz in cell(min[1])..=cell(max[1]) {
+        for cx in cell(min[0])..=cell(max[0]) {
+            let keep = unit(hash_cell(seed, cx, cz, salt::TREE_KEEP));
+            if keep >= keep_limit {
                 continue;
-            };
-            let species = match (self.surface(here, temperature), species) {
-                (Surface::Snow, TreeSpecies::Conifer | TreeSpecies::SnowyConifer) => {
-                    TreeSpecies::SnowyConifer
-                }
-                (Surface::Snow, _) => continue,
-                (_, species) => species,
-            };
-            let shape = hash_cell(seed, spot.cx, spot.cz, salt::TREE_SHAPE);
-            out.push(Tree {
-                position: [spot.x, here * height_scale, spot.z],
-                species,
-                scale: (trees.min_scale + (trees.max_scale - trees.min_scale) * unit(shape)) as f32,
-                yaw: (unit(shape.rotate_left(32)) * std::f64::consts::TAU) as f32,
-            });
+            }
+            let offset = |salt| (unit(hash_cell(seed, cx, cz, salt)) - 0.5) * trees.jitter;
+            let x = (cx as f64 + 0.5 + offset(salt::TREE_X)) * trees.spacing;
+            let z = (cz as f64 + 0.5 + offset(salt::TREE_Z)) * trees.spacing;
+            if !((min[0]..max[0]).contains(&x) && (min[1]..max[1]).contains(&z)) {
+                continue;
+            }
+            let forest = fbm(
+                &generator.forests,
+                x * FOREST_SCALE,
+                z * FOREST_SCALE,
+                2,
+                0.5,
+                2.0,
+            );
+            let clump = 1.0 - trees.clumping + trees.clumping * 2.0 * smoothstep(-0.3, 0.3, forest);
+            if keep < densest * clump {
+                spots.push(Spot {
+                    cx,
+                    cz,
+                    x,
+                    z,
+                    keep,
+                    clump,
+                });
+            }
         }
-        out
     }
+
+    // The biome comes from the wobbled spot alone: spots their biome would leave bare go
+    // before any terrain is sampled. Near a border, trees come from either region in the
+    // colour's proportion.
+    let [wx, wz] = generator.wobbled_points(
+        &Scratch::collect(spots.iter().map(|s| s.x)),
+        &Scratch::collect(spots.iter().map(|s| s.z)),
+    );
+    let mut regions = RegionBiomes::new(cache);
+    let blend_width = settings.regions.blend_width;
+    let mut chosen = Vec::with_capacity(spots.len());
+    let mut nearest = NearestTwoRun::new(cache);
+    for (k, spot) in spots.iter().enumerate() {
+        let pair = nearest.nearest_two(wx[k], wz[k]);
+        let draw = hash_cell(seed, spot.cx, spot.cz, salt::TREE_SPECIES);
+        let region = if unit(draw) < blend_weight(pair.d1, pair.d2, blend_width) {
+            pair.nearest
+        } else {
+            pair.second
+        };
+        let biome = &biomes[regions.get(generator, region, cache)];
+        if spot.keep < biome.tree_density * spot.clump {
+            chosen.push((spot, biome, draw));
+        }
+    }
+
+    // Height and slope: one batch for each spot and its two neighbours.
+    let mut xs = Vec::with_capacity(3 * chosen.len());
+    let mut zs = Vec::with_capacity(3 * chosen.len());
+    for (spot, ..) in &chosen {
+        xs.extend_from_slice(&[spot.x, spot.x + SLOPE_STEP, spot.x]);
+        zs.extend_from_slice(&[spot.z, spot.z, spot.z + SLOPE_STEP]);
+    }
+    let mut density = Scratch::zeroed(xs.len());
+    generator.density().values(&xs, &zs, cache, &mut density);
+    let height_scale = settings.terrain.height_scale;
+    let max_gradient = trees.max_slope_degrees.to_radians().tan();
+    let beach = settings.surface.beach;
+    let mut dry = Vec::with_capacity(chosen.len());
+    for (k, &choice) in chosen.iter().enumerate() {
+        let here = density[3 * k];
+        let gx = (density[3 * k + 1] - here) * height_scale / SLOPE_STEP;
+        let gz = (density[3 * k + 2] - here) * height_scale / SLOPE_STEP;
+        // Water and beach come from height alone; steep ground is left bare.
+        if here >= beach && (gx * gx + gz * gz).sqrt() <= max_gradient {
+            dry.push((choice, here));
+        }
+    }
+
+    let temperature = generator.temperatures(
+        &Scratch::collect(dry.iter().map(|((s, ..), _)| s.x)),
+        &Scratch::collect(dry.iter().map(|((s, ..), _)| s.z)),
+        &Scratch::collect(dry.iter().map(|&(_, d)| d)),
+    );
+    let mut out = Vec::new();
+    for (&((spot, biome, draw), here), &temperature) in dry.iter().zip(temperature.iter()) {
+        let Some(species) = pick_species(&biome.trees, unit(draw.rotate_left(32))) else {
+            continue;
+        };
+        let species = match (generator.surface(here, temperature), species) {
+            (Surface::Snow, TreeSpecies::Conifer | TreeSpecies::SnowyConifer) => {
+                TreeSpecies::SnowyConifer
+            }
+            (Surface::Snow, _) => continue,
+            (_, species) => species,
+        };
+        let shape = hash_cell(seed, spot.cx, spot.cz, salt::TREE_SHAPE);
+        out.push(Tree {
+            position: [spot.x, here * height_scale, spot.z],
+            species,
+            scale: (trees.min_scale + (trees.max_scale - trees.min_scale) * unit(shape)) as f32,
+            yaw: (unit(shape.rotate_left(32)) * std::f64::consts::TAU) as f32,
+        });
+    }
+    out
 }
 
 /// A tree spot that passed the cheap draws.

@@ -52,8 +52,10 @@ impl SeededRandom {
 
     /// The next integer of the sequence, in `1..=2147483646`. Seeds congruent to -2147483646
     /// modulo 2147483647 leave the generator at 0 for ever, exactly as the tutorial's does.
-    // The tutorial's name; this is no `Iterator`.
-    #[allow(clippy::should_implement_trait)]
+    #[expect(
+        clippy::should_implement_trait,
+        reason = "the tutorial's name; this is no `Iterator`"
+    )]
     pub fn next(&mut self) -> i64 {
         self.state = self.state * MULTIPLIER % MODULUS;
         self.state
@@ -275,6 +277,12 @@ pub fn domain_warp(
     fbm4(simplex, x + strength * qx, y + strength * qy)
 }
 
+/// Where a domain warp's second push field reads, relative to the first: the tutorial's shift,
+/// which makes the two fields unrelated.
+pub(crate) const SECOND_FIELD: [f64; 2] = [5.2, 1.3];
+/// Where level 2 reads its two push fields, relative to the level-1 point.
+pub(crate) const LEVEL_TWO_FIELDS: [[f64; 2]; 2] = [[1.7, 9.2], [8.3, 2.8]];
+
 /// The push `q` of a domain warp at `(x, y)`: the pushed point is `(x, y) + strength * q`.
 /// `q` is 0 for level 0; for level 1 it is two fBm fields read at `(x, y) * frequency` (the
 /// second shifted by `(5.2, 1.3)`); level 2 reads two more at the level-1 point. This one piece
@@ -290,13 +298,17 @@ pub fn warp_offset(simplex: &Simplex, x: f64, y: f64, warp: &WarpParams) -> [f64
     if warp.levels >= 1 {
         q = [
             field(x * warp.frequency, y * warp.frequency),
-            field(x * warp.frequency + 5.2, y * warp.frequency + 1.3),
+            field(
+                x * warp.frequency + SECOND_FIELD[0],
+                y * warp.frequency + SECOND_FIELD[1],
+            ),
         ];
     }
     if warp.levels >= 2 {
         let px = (x + warp.strength * q[0]) * warp.frequency;
         let py = (y + warp.strength * q[1]) * warp.frequency;
-        q = [field(px + 1.7, py + 9.2), field(px + 8.3, py + 2.8)];
+        let [a, b] = LEVEL_TWO_FIELDS;
+        q = [field(px + a[0], py + a[1]), field(px + b[0], py + b[1])];
     }
     q
 }

@@ -1,4 +1,4 @@
-//! The infinite world: [`WorldSettings`] compiled into a [`World`] that answers, for any world
+//! The infinite world: [`WorldSettings`] compiled into a [`WorldGenerator`] that answers, for any world
 //! position, height, climate, biome, region, surface and colour.
 //!
 //! Every answer is a pure function of the settings (seed included) and the position, so chunks
@@ -19,12 +19,15 @@ pub use settings::{
 pub(crate) use settings::{check_field, number_problem};
 
 use std::collections::HashMap;
+use std::sync::atomic::AtomicBool;
 
 use serde::{Deserialize, Serialize};
 
 use crate::batch::{FbmParams, WarpParams};
+use crate::chunk::{self, ChunkCoord, ChunkData, ChunkError, ChunkLayout};
 use crate::density::DensityField;
 use crate::scratch::Scratch;
+use crate::trees::{self, Tree};
 use crate::tutorial::{
     Climate, Simplex, blend_weight, climate_at, climate_from_noise, fbm, pick_biome, wobble_point,
 };
@@ -117,7 +120,7 @@ struct Palette {
 
 /// A world: settings compiled once, then sampled anywhere from any thread.
 #[derive(Clone, Debug)]
-pub struct World {
+pub struct WorldGenerator {
     settings: WorldSettings,
     density: DensityField,
     heat: Simplex,
@@ -126,6 +129,13 @@ pub struct World {
     pub(crate) forests: Simplex,
     regions: RegionGrid,
     palette: Palette,
+}
+
+impl Default for WorldGenerator {
+    /// The generator of [`WorldSettings::default`].
+    fn default() -> Self {
+        Self::new(WorldSettings::default()).expect("the default settings are valid")
+    }
 }
 
 /// What a point needs besides its regions to be finished into a [`Sample`]: the noise values
@@ -137,7 +147,7 @@ pub(crate) struct PointNoise {
     pub(crate) wet: f64,
 }
 
-impl World {
+impl WorldGenerator {
     /// Validates `settings` and builds the world's noise tables.
     ///
     /// # Errors
@@ -148,7 +158,7 @@ impl World {
         let surface = &settings.surface;
         let palette = Palette {
             biomes: settings
-                .biomes
+                .biome_table
                 .biomes
                 .iter()
                 .map(|b| b.color.to_linear())
@@ -192,7 +202,7 @@ impl World {
         &self.regions
     }
 
-    /// Height in world units at `(x, z)`; 0 is sea level. Cheaper than [`World::sample`].
+    /// Height in world units at `(x, z)`; 0 is sea level. Cheaper than [`WorldGenerator::sample`].
     /// Always finite and within [`limits::HEIGHT`].
     #[must_use]
     pub fn height_at(&self, x: f64, z: f64) -> f64 {
@@ -224,7 +234,7 @@ impl World {
         self.finish(noise, pair, biomes)
     }
 
-    /// [`World::sample`] at every `(xs[k], zs[k])`, with the batch (SIMD) paths and one cache of
+    /// [`WorldGenerator::sample`] at every `(xs[k], zs[k])`, with the batch (SIMD) paths and one cache of
     /// region sites: the same bits, several times faster for maps and minimaps.
     ///
     /// # Panics
@@ -255,6 +265,43 @@ impl World {
         self.samples(&xs, &zs, &cache)
     }
 
+    /// Builds chunk `coord`: its mesh data and trees ([`crate::chunk`]).
+    ///
+    /// # Errors
+    /// [`ChunkError::Layout`] if [`ChunkLayout::validate_with`] refuses `layout` for this world.
+    pub fn build_chunk(
+        &self,
+        coord: ChunkCoord,
+        layout: &ChunkLayout,
+    ) -> Result<ChunkData, ChunkError> {
+        chunk::build(self, coord, layout, &AtomicBool::new(false))
+    }
+
+    /// [`WorldGenerator::build_chunk`] that stops early, within a few milliseconds, once
+    /// `cancel` is set (from another thread, say, when the chunk is no longer wanted).
+    ///
+    /// # Errors
+    /// [`ChunkError::Layout`] for a refused layout, [`ChunkError::Cancelled`] once `cancel` is
+    /// set.
+    pub fn build_chunk_cancellable(
+        &self,
+        coord: ChunkCoord,
+        layout: &ChunkLayout,
+        cancel: &AtomicBool,
+    ) -> Result<ChunkData, ChunkError> {
+        chunk::build(self, coord, layout, cancel)
+    }
+
+    /// Every tree standing in `[min.x, max.x) × [min.z, max.z)`, ordered by grid row then column
+    /// ([`crate::trees`]). The rectangle is first moved inside [`limits::COORDINATE`]; the work
+    /// grows with its area over the tree spacing squared.
+    #[must_use]
+    pub fn trees_in_rect(&self, min: [f64; 2], max: [f64; 2]) -> Vec<Tree> {
+        let (min, max) = (min.map(clamp_coordinate), max.map(clamp_coordinate));
+        let cache = SiteCache::covering(self.regions, min[0], min[1], max[0], max[1], 3);
+        trees::trees_in(self, min, max, &cache)
+    }
+
     /// The biome of `region`: the climate at its site picks it, as in the tutorial's Lab #4.
     #[must_use]
     pub fn region_biome(&self, region: RegionId) -> usize {
@@ -272,7 +319,7 @@ impl World {
             density,
             self.settings.climate.chill,
         );
-        let table = &self.settings.biomes;
+        let table = &self.settings.biome_table;
         pick_biome(
             climate.temperature,
             climate.moisture,
@@ -282,7 +329,7 @@ impl World {
     }
 
     /// Turns one point's noise, its two nearest regions and their biomes into a [`Sample`].
-    /// Shared by [`World::sample`] and the batch paths so both give the same bits.
+    /// Shared by [`WorldGenerator::sample`] and the batch paths so both give the same bits.
     pub(crate) fn finish(
         &self,
         noise: PointNoise,
@@ -399,7 +446,7 @@ impl World {
         [wx, wz]
     }
 
-    /// The temperature ([`Climate::temperature`] of [`World::sample`]) at every
+    /// The temperature ([`Climate::temperature`] of [`WorldGenerator::sample`]) at every
     /// `(xs[k], zs[k])` whose density is `density[k]`, with the batch paths.
     pub(crate) fn temperatures(&self, xs: &[f64], zs: &[f64], density: &[f64]) -> Scratch {
         let climate_scale = self.settings.climate.scale;
@@ -416,14 +463,14 @@ impl World {
     }
 
     /// Samples many points with the batch paths, region sites from `cache`; the same bits as
-    /// [`World::sample`] at each point (the points must lie in [`limits::COORDINATE`]).
+    /// [`WorldGenerator::sample`] at each point (the points must lie in [`limits::COORDINATE`]).
     pub(crate) fn samples(&self, xs: &[f64], zs: &[f64], cache: &SiteCache) -> Vec<Sample> {
         let mut density = Scratch::zeroed(xs.len());
         self.density().values(xs, zs, cache, &mut density);
         self.samples_with_density(xs, zs, &density, cache)
     }
 
-    /// [`World::samples`] for points whose density is already known.
+    /// [`WorldGenerator::samples`] for points whose density is already known.
     pub(crate) fn samples_with_density(
         &self,
         xs: &[f64],
@@ -437,7 +484,7 @@ impl World {
     }
 
     /// Hands the sample of every point, in order, to `visit` (point index, sample): what
-    /// [`World::samples_with_density`] collects, without holding them all at once.
+    /// [`WorldGenerator::samples_with_density`] collects, without holding them all at once.
     pub(crate) fn visit_samples(
         &self,
         xs: &[f64],
@@ -462,7 +509,7 @@ impl World {
     }
 }
 
-/// [`World::batch_noise`]'s answers: climate noise and wobbled lookup points.
+/// [`WorldGenerator::batch_noise`]'s answers: climate noise and wobbled lookup points.
 struct BatchNoise {
     heat: Scratch,
     wet: Scratch,
@@ -488,7 +535,12 @@ impl RegionBiomes {
         }
     }
 
-    pub(crate) fn get(&mut self, world: &World, region: RegionId, cache: &SiteCache) -> usize {
+    pub(crate) fn get(
+        &mut self,
+        world: &WorldGenerator,
+        region: RegionId,
+        cache: &SiteCache,
+    ) -> usize {
         // Validation caps the table at (8 + 1)² biomes, far below the sentinel.
         let compute = || world.region_biome_at(cache.site(region)) as u16;
         let biome = match cache.index(region) {
@@ -547,7 +599,7 @@ mod tests {
         let mut settings = WorldSettings::default();
         settings.surface.beach = 0.0;
         settings.terrain.density = crate::density::DensityNode::constant(0.0);
-        let world = World::new(settings).unwrap();
+        let world = WorldGenerator::new(settings).unwrap();
         let sample = world.sample(3.0, 4.0);
         assert_eq!(sample.surface, Surface::Land);
         assert!(

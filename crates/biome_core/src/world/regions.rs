@@ -8,6 +8,7 @@ use crate::density::Sites;
 use crate::hash::{hash_cell, salt, unit};
 
 /// A region, named by the grid cell that holds its site.
+#[cfg_attr(feature = "bevy_reflect", derive(bevy_reflect::Reflect))]
 #[derive(
     Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
 )]

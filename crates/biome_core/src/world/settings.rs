@@ -97,6 +97,7 @@ pub mod limits {
 }
 
 /// An sRGB colour with 8 bits per channel, as artists write them.
+#[cfg_attr(feature = "bevy_reflect", derive(bevy_reflect::Reflect))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Rgb(pub u8, pub u8, pub u8);
 
@@ -133,6 +134,7 @@ impl Rgb {
 }
 
 /// What grows in a biome.
+#[cfg_attr(feature = "bevy_reflect", derive(bevy_reflect::Reflect))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum TreeSpecies {
     /// Tall, narrow evergreen: taiga and forests.
@@ -174,6 +176,7 @@ impl TreeSpecies {
 }
 
 /// One species a biome grows, with its share.
+#[cfg_attr(feature = "bevy_reflect", derive(bevy_reflect::Reflect))]
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SpeciesWeight {
@@ -184,6 +187,7 @@ pub struct SpeciesWeight {
 }
 
 /// One biome: a cell of the biome table.
+#[cfg_attr(feature = "bevy_reflect", derive(bevy_reflect::Reflect))]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Biome {
@@ -198,6 +202,7 @@ pub struct Biome {
 }
 
 /// The height field.
+#[cfg_attr(feature = "bevy_reflect", derive(bevy_reflect::Reflect))]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct TerrainSettings {
@@ -208,6 +213,7 @@ pub struct TerrainSettings {
 }
 
 /// Temperature and moisture, as in the tutorial's Lab #3.
+#[cfg_attr(feature = "bevy_reflect", derive(bevy_reflect::Reflect))]
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct ClimateSettings {
@@ -219,6 +225,7 @@ pub struct ClimateSettings {
 }
 
 /// Whittaker-style biome table: temperature picks the row, moisture the column.
+#[cfg_attr(feature = "bevy_reflect", derive(bevy_reflect::Reflect))]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct BiomeTable {
@@ -232,6 +239,7 @@ pub struct BiomeTable {
 }
 
 /// Voronoi regions with wobbled, blended borders, as in the tutorial's Lab #4.
+#[cfg_attr(feature = "bevy_reflect", derive(bevy_reflect::Reflect))]
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct RegionSettings {
@@ -248,6 +256,7 @@ pub struct RegionSettings {
 }
 
 /// Water, beaches and snow: decided from height (and cold) before the biome.
+#[cfg_attr(feature = "bevy_reflect", derive(bevy_reflect::Reflect))]
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct SurfaceSettings {
@@ -268,6 +277,7 @@ pub struct SurfaceSettings {
 }
 
 /// Tree placement.
+#[cfg_attr(feature = "bevy_reflect", derive(bevy_reflect::Reflect))]
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct TreeSettings {
@@ -289,6 +299,7 @@ pub struct TreeSettings {
 }
 
 /// Everything that shapes a world. Two worlds with equal settings are identical.
+#[cfg_attr(feature = "bevy_reflect", derive(bevy_reflect::Reflect))]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct WorldSettings {
@@ -299,7 +310,8 @@ pub struct WorldSettings {
     /// Temperature and moisture.
     pub climate: ClimateSettings,
     /// The biome table.
-    pub biomes: BiomeTable,
+    #[serde(alias = "biomes")]
+    pub biome_table: BiomeTable,
     /// Regions and their borders.
     pub regions: RegionSettings,
     /// Water, beaches and snow.
@@ -474,7 +486,7 @@ impl Default for WorldSettings {
             seed: 42,
             terrain: TerrainSettings::default(),
             climate: ClimateSettings::default(),
-            biomes: BiomeTable::default(),
+            biome_table: BiomeTable::default(),
             regions: RegionSettings::default(),
             surface: SurfaceSettings::default(),
             trees: TreeSettings::default(),
@@ -484,6 +496,7 @@ impl Default for WorldSettings {
 
 /// A setting outside the range it must lie in: which field, and why.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[cfg_attr(feature = "bevy_reflect", derive(bevy_reflect::Reflect))]
 #[error("{field}: {reason}")]
 pub struct SettingsError {
     /// The field's path, like `regions.cell_size` or `terrain.density.a.input.octaves`.
@@ -668,7 +681,7 @@ impl WorldSettings {
             check.range("scale", self.climate.scale, &limits::CLIMATE_SCALE)?;
             check.range("chill", self.climate.chill, &limits::CHILL)
         })?;
-        check.nested("biomes", |check| self.biomes.check(check))?;
+        check.nested("biome_table", |check| self.biome_table.check(check))?;
         check.nested("regions", |check| {
             let r = &self.regions;
             check.range("cell_size", r.cell_size, &limits::CELL_SIZE)?;
@@ -705,6 +718,13 @@ impl WorldSettings {
             }
             check.range("clumping", t.clumping, &limits::CLUMPING)
         })
+    }
+
+    /// A fresh world seed from some entropy (the time, say): positive and below 2^31, so it
+    /// reads well and every port of the tutorial takes it.
+    #[must_use]
+    pub fn seed_from_entropy(entropy: u64) -> i64 {
+        (crate::hash::mix(entropy.wrapping_add(0x9e37_79b9_7f4a_7c15)) % (1 << 31)) as i64
     }
 
     /// Reads settings from RON and validates them. Fields left out take their defaults.
