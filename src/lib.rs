@@ -81,6 +81,7 @@
 //! [`BiomeWorldStreaming`]; query it from gameplay code with the [`BiomeWorld`] system parameter;
 //! react to [`ChunkSpawned`], [`ChunkDespawned`] and [`ChunkFailed`]. Every component and
 //! resource is `Reflect` and registered, so inspectors and Bevy's remote protocol see them.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod chunk;
 #[cfg(feature = "panel")]

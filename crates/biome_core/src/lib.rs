@@ -7,8 +7,8 @@
 //! - [`tutorial`]: the tutorial's functions one to one, giving the same bits as its JavaScript.
 //! - [`batch`]: the same functions over many points at once, SIMD where the CPU has it, same bits.
 //! - [`density`]: the density stack as a serializable node graph.
-//! - [`world`]: [`WorldSettings`](world::WorldSettings) (with RON presets) and the infinite
-//!   [`WorldGenerator`](world::WorldGenerator), sampled anywhere.
+//! - [`world`]: [`WorldSettings`] (with RON presets) and the infinite [`WorldGenerator`],
+//!   sampled anywhere.
 //! - [`chunk`] and [`trees`]: chunks as mesh data with trees, seamless and deterministic.
 //!
 //! ```
@@ -21,6 +21,7 @@
 //! let chunk = world.build_chunk(ChunkCoord::new(0, 0), &ChunkLayout::default()).unwrap();
 //! assert_eq!(chunk.positions.len(), 65 * 65);
 //! ```
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod batch;
 pub mod chunk;

@@ -11,7 +11,7 @@
 //!
 //! Validation ([`DensityNode::validate`]) bounds what a graph can produce: every operation knows
 //! the interval its values lie in given its inputs' intervals, so an accepted graph never leaves
-//! [`limits::DENSITY`](crate::world::limits::DENSITY). Walking, validating, comparing, cloning
+//! [`limits::DENSITY`]. Walking, validating, comparing, cloning
 //! and dropping a graph use no recursion, so a graph of any depth built in code is refused
 //! cleanly rather than overflowing the stack.
 
