@@ -15,10 +15,13 @@ use std::process::ExitCode;
 
 use bevy::input::mouse::AccumulatedMouseMotion;
 use bevy::prelude::*;
-use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured, save_to_disk};
 use bevy::window::WindowResolution;
 use bevy_biome_world::background_async_compute;
 use bevy_biome_world::prelude::*;
+
+#[path = "support/screenshot.rs"]
+mod screenshot;
+use screenshot::{ScreenshotPlugin, ScreenshotRequest};
 
 struct Args {
     seed: Option<i64>,
@@ -81,7 +84,7 @@ fn main() -> ExitCode {
         }
     };
     let mut settings = BiomeWorldSettings::default();
-    let mut streaming = BiomeWorldStreaming::default();
+    let streaming = BiomeWorldStreaming::default();
     if let Some(name) = &args.preset {
         match load_preset(name) {
             Ok(generator) => settings.generator = generator,
@@ -93,10 +96,6 @@ fn main() -> ExitCode {
     }
     if let Some(seed) = args.seed {
         settings.generator.seed = seed;
-    }
-    if args.screenshot.is_some() {
-        // Frame rate does not matter when waiting for a picture: apply chunks in bigger bites.
-        streaming.apply_budget_ms = 50.0;
     }
 
     let mut app = App::new();
@@ -147,25 +146,12 @@ fn main() -> ExitCode {
         eprintln!("this build has no panel (feature `panel` is off)");
     }
     if let Some(path) = args.screenshot {
-        app.insert_resource(ScreenshotRequest {
-            path,
-            settled_frames: 0,
-        })
-        .add_systems(
-            Update,
-            take_screenshot_when_ready.after(BiomeWorldSystems::Apply),
-        );
+        app.add_plugins(ScreenshotPlugin { path });
     }
     match app.run() {
         AppExit::Success => ExitCode::SUCCESS,
         AppExit::Error(code) => ExitCode::from(code.get()),
     }
-}
-
-#[derive(Resource)]
-struct ScreenshotRequest {
-    path: PathBuf,
-    settled_frames: u32,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -204,7 +190,6 @@ fn setup(
     biome_world: BiomeWorld,
     settings: Res<BiomeWorldSettings>,
     streaming: Res<BiomeWorldStreaming>,
-    screenshot: Option<Res<ScreenshotRequest>>,
 ) {
     // Start over land: the first point of a spiral around the origin that is above the beach.
     let mut start = Vec2::ZERO;
@@ -221,12 +206,6 @@ fn setup(
     let flight = Flight::default();
     commands.spawn((
         Camera3d::default(),
-        // A screenshot waits for the whole view: rendering the half-built world meanwhile would
-        // only slow a software renderer down.
-        Camera {
-            is_active: screenshot.is_none(),
-            ..default()
-        },
         BiomeWorldAnchor,
         Projection::Perspective(PerspectiveProjection {
             far: view * 1.2,
@@ -356,35 +335,4 @@ fn free_flight(
         .max(0.0)
         + 2.0;
     camera.translation.y = camera.translation.y.max(ground);
-}
-
-/// Waits until every chunk in view is built and on screen, then saves the window and exits.
-fn take_screenshot_when_ready(
-    mut commands: Commands,
-    stats: Res<BiomeWorldStats>,
-    mut request: ResMut<ScreenshotRequest>,
-    mut camera: Single<&mut Camera, With<Camera3d>>,
-) {
-    if !stats.is_idle() || stats.loaded == 0 {
-        request.settled_frames = 0;
-        return;
-    }
-    camera.is_active = true;
-    request.settled_frames += 1;
-    // A few frames for the last meshes to reach the GPU.
-    if request.settled_frames != 8 {
-        return;
-    }
-    let path = request.path.clone();
-    info!(
-        "every chunk in view is built ({} chunks); saving {}",
-        stats.loaded,
-        path.display()
-    );
-    commands.spawn(Screenshot::primary_window()).observe(
-        move |captured: On<ScreenshotCaptured>, mut exit: MessageWriter<AppExit>| {
-            save_to_disk(path.clone())(captured);
-            exit.write(AppExit::Success);
-        },
-    );
 }

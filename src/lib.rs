@@ -8,10 +8,15 @@
 //! App::new()
 //!     .add_plugins((DefaultPlugins, BiomeWorldPlugin))
 //!     .add_systems(Startup, |mut commands: Commands| {
-//!         commands.spawn((Camera3d::default(), BiomeWorldAnchor, Transform::from_xyz(0.0, 150.0, 0.0)));
+//!         // Chunks stream around every entity with a BiomeWorldAnchor.
+//!         let camera = Transform::from_xyz(0.0, 150.0, 0.0).looking_at(Vec3::new(300.0, 0.0, 300.0), Vec3::Y);
+//!         commands.spawn((Camera3d::default(), BiomeWorldAnchor, camera));
+//!         commands.spawn((DirectionalLight::default(), Transform::default().looking_to(Vec3::new(-0.6, -1.0, -0.4), Vec3::Y)));
 //!     })
 //!     .run();
 //! ```
+//!
+//! That is `examples/minimal.rs` (`cargo run --example minimal`).
 //!
 //! A game that starts from its own settings, stands its player on the ground and follows chunks:
 //!

@@ -37,7 +37,11 @@ fn the_registry_knows_every_component_resource_and_setting() {
         TypeId::of::<ChunkAssets>(),
         TypeId::of::<TreeAssets>(),
     ] {
-        assert!(resource(id), "{:?} is not a reflected resource", registry.get(id));
+        assert!(
+            resource(id),
+            "{:?} is not a reflected resource",
+            registry.get(id)
+        );
     }
     for id in [
         TypeId::of::<BiomeWorldAnchor>(),
@@ -45,7 +49,11 @@ fn the_registry_knows_every_component_resource_and_setting() {
         TypeId::of::<BiomeWater>(),
         TypeId::of::<BiomeTree>(),
     ] {
-        assert!(component(id), "{:?} is not a reflected component", registry.get(id));
+        assert!(
+            component(id),
+            "{:?} is not a reflected component",
+            registry.get(id)
+        );
     }
     // The settings' parts come with them, down to the density stack.
     assert!(registered::<WorldSettings>(&registry));

@@ -4,7 +4,7 @@
 use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
 use biome_core::world::{Biome, RegionId};
-use biome_core::{ChunkCoord, Sample, WorldGenerator};
+use biome_core::{ChunkCoord, ChunkLayout, Sample, WorldGenerator};
 
 use crate::world::BiomeWorldState;
 
@@ -30,6 +30,12 @@ impl BiomeWorld<'_> {
     #[must_use]
     pub fn generator(&self) -> &WorldGenerator {
         &self.state.generator
+    }
+
+    /// The chunk layout in use.
+    #[must_use]
+    pub fn layout(&self) -> &ChunkLayout {
+        self.state.layout()
     }
 
     /// Height of the terrain field at `xz` (world x and z), 0 being sea level.

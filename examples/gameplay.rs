@@ -1,0 +1,271 @@
+//! Game logic on top of the world: every region gets a camp at its site, with villagers that
+//! depend on the region's biome, spawned as chunks arrive (`ChunkSpawned`) and gone with them;
+//! a label shows the biome and region under the camera (`BiomeWorld`).
+//!
+//! `cargo run --example gameplay -- [--screenshot PATH]` (F1 opens the settings panel; a new
+//! seed moves every camp).
+use std::path::PathBuf;
+
+use bevy::prelude::*;
+use bevy_biome_world::biome_core::world::RegionId;
+use bevy_biome_world::prelude::*;
+
+#[path = "support/screenshot.rs"]
+mod screenshot;
+use screenshot::{ScreenshotPlugin, ScreenshotRequest};
+
+/// A region's camp, at its site.
+#[derive(Component, Debug)]
+struct Camp {
+    region: RegionId,
+    biome: usize,
+}
+
+/// The on-screen label.
+#[derive(Component)]
+struct HereLabel;
+
+/// Meshes and materials shared by every camp, so Bevy batches them.
+#[derive(Resource)]
+struct CampAssets {
+    pole: Handle<Mesh>,
+    flag: Handle<Mesh>,
+    villager: Handle<Mesh>,
+    wood: Handle<StandardMaterial>,
+    /// One flag and villager colour per biome, by index in the biome table.
+    colours: Vec<Handle<StandardMaterial>>,
+}
+
+const SKY: Color = Color::srgb(0.62, 0.76, 0.90);
+
+fn main() {
+    let mut app = App::new();
+    app.insert_resource(ClearColor(SKY))
+        .add_plugins((
+            DefaultPlugins,
+            BiomeWorldPlugin,
+            BiomeWorldPanelPlugin {
+                open: false,
+                ..default()
+            },
+        ))
+        .add_systems(Startup, setup)
+        .add_systems(
+            Update,
+            (fly, (colour_camps, spawn_camps).chain(), show_here).after(BiomeWorldSystems::Apply),
+        );
+    let mut args = std::env::args().skip(1);
+    while let Some(flag) = args.next() {
+        match (flag.as_str(), args.next()) {
+            ("--screenshot", Some(path)) => {
+                app.add_plugins(ScreenshotPlugin {
+                    path: PathBuf::from(path),
+                });
+            }
+            _ => {
+                eprintln!("usage: gameplay [--screenshot PATH]");
+                std::process::exit(2);
+            }
+        }
+    }
+    app.run();
+}
+
+fn setup(
+    mut commands: Commands,
+    mut meshes: ResMut<Assets<Mesh>>,
+    mut materials: ResMut<Assets<StandardMaterial>>,
+) {
+    commands.spawn((
+        Camera3d::default(),
+        BiomeWorldAnchor,
+        Transform::from_xyz(0.0, 120.0, 0.0),
+        DistanceFog {
+            color: SKY,
+            falloff: FogFalloff::Linear {
+                start: 500.0,
+                end: 1300.0,
+            },
+            ..default()
+        },
+    ));
+    commands.spawn((
+        DirectionalLight {
+            illuminance: 9_000.0,
+            ..default()
+        },
+        Transform::default().looking_to(Vec3::new(-0.6, -1.0, -0.4), Vec3::Y),
+    ));
+    commands.spawn((
+        HereLabel,
+        Text::new("…"),
+        TextFont::from_font_size(18.0),
+        TextColor(Color::WHITE),
+        BackgroundColor(Color::srgba(0.0, 0.0, 0.0, 0.55)),
+        Node {
+            position_type: PositionType::Absolute,
+            top: Val::Px(12.0),
+            right: Val::Px(12.0),
+            padding: UiRect::all(Val::Px(8.0)),
+            ..default()
+        },
+    ));
+    commands.insert_resource(CampAssets {
+        pole: meshes.add(Cylinder::new(0.3, 12.0)),
+        flag: meshes.add(Cuboid::new(4.0, 2.5, 0.2)),
+        villager: meshes.add(Capsule3d::new(0.6, 1.6)),
+        wood: materials.add(Color::srgb(0.45, 0.32, 0.2)),
+        colours: Vec::new(),
+    });
+}
+
+/// One material per biome, in the biome's colour, remade when the biome table changes.
+fn colour_camps(
+    settings: Res<BiomeWorldSettings>,
+    mut assets: ResMut<CampAssets>,
+    mut materials: ResMut<Assets<StandardMaterial>>,
+) {
+    let biomes = &settings.generator.biome_table.biomes;
+    if !settings.is_changed() && assets.colours.len() == biomes.len() {
+        return;
+    }
+    assets.colours = biomes
+        .iter()
+        .map(|b| materials.add(Color::srgb_u8(b.color.0, b.color.1, b.color.2)))
+        .collect();
+}
+
+/// Villagers per camp, by biome: many in lush biomes, few in harsh ones.
+fn villagers(biome_name: &str) -> usize {
+    match biome_name {
+        "Desert" | "Tundra" => 1,
+        "Plains" | "Savanna" | "Taiga" => 3,
+        _ => 2,
+    }
+}
+
+/// A camp at every region site inside each chunk that arrives, as children of the chunk entity,
+/// so they leave with it.
+fn spawn_camps(
+    mut commands: Commands,
+    mut spawned: MessageReader<ChunkSpawned>,
+    biome_world: BiomeWorld,
+    assets: Res<CampAssets>,
+) {
+    let generator = biome_world.generator();
+    let grid = generator.regions();
+    let layout = biome_world.layout();
+    for chunk in spawned.read() {
+        let origin = chunk.coord.origin(layout);
+        let size = layout.chunk_size();
+        let first = grid.cell_of(origin[0], origin[1]);
+        let last = grid.cell_of(origin[0] + size, origin[1] + size);
+        for cz in first.z..=last.z {
+            for cx in first.x..=last.x {
+                let region = RegionId { x: cx, z: cz };
+                let [x, z] = grid.site(region);
+                let inside = (origin[0]..origin[0] + size).contains(&x)
+                    && (origin[1]..origin[1] + size).contains(&z);
+                let ground = biome_world.ground_height_at(Vec2::new(x as f32, z as f32));
+                if !inside || ground < 0.0 {
+                    continue;
+                }
+                let biome = generator.region_biome(region);
+                let colour = assets.colours.get(biome).cloned().unwrap_or_default();
+                // Relative to the chunk entity, which stands at the chunk's origin.
+                let at = Vec3::new((x - origin[0]) as f32, ground, (z - origin[1]) as f32);
+                let mut camp = commands.spawn((
+                    Camp { region, biome },
+                    Transform::from_translation(at),
+                    Visibility::default(),
+                    ChildOf(chunk.entity),
+                ));
+                camp.with_children(|camp| {
+                    camp.spawn((
+                        Mesh3d(assets.pole.clone()),
+                        MeshMaterial3d(assets.wood.clone()),
+                        Transform::from_xyz(0.0, 6.0, 0.0),
+                    ));
+                    camp.spawn((
+                        Mesh3d(assets.flag.clone()),
+                        MeshMaterial3d(colour.clone()),
+                        Transform::from_xyz(2.2, 10.5, 0.0),
+                    ));
+                    let name = &generator.settings().biome_table.biomes[biome].name;
+                    for k in 0..villagers(name) {
+                        let angle = k as f32 * 2.1 + (cx ^ cz) as f32;
+                        let offset = Vec2::from_angle(angle) * 5.0;
+                        let world_xz = Vec2::new(x as f32, z as f32) + offset;
+                        let foot = biome_world.ground_height_at(world_xz) - ground;
+                        camp.spawn((
+                            Mesh3d(assets.villager.clone()),
+                            MeshMaterial3d(colour.clone()),
+                            Transform::from_xyz(offset.x, foot + 1.4, offset.y),
+                        ));
+                    }
+                });
+            }
+        }
+    }
+}
+
+/// The biome and region under the camera, and the nearest camp in sight.
+fn show_here(
+    biome_world: BiomeWorld,
+    camera: Single<&Transform, With<Camera3d>>,
+    camps: Query<(&Camp, &GlobalTransform)>,
+    mut label: Single<&mut Text, With<HereLabel>>,
+) {
+    let xz = camera.translation.xz();
+    let sample = biome_world.sample_at(xz);
+    let biomes = &biome_world.generator().settings().biome_table.biomes;
+    let nearest = camps
+        .iter()
+        .map(|(camp, at)| (camp, at.translation().xz().distance(xz)))
+        .min_by(|a, b| a.1.total_cmp(&b.1));
+    let camp = nearest.map_or_else(String::new, |(camp, distance)| {
+        format!(
+            "\nnearest camp: region ({}, {}), {}, {distance:.0} u away",
+            camp.region.x, camp.region.z, biomes[camp.biome].name
+        )
+    });
+    label.0 = format!(
+        "{} ({:?}), region ({}, {}), ground {:.0} u{camp}",
+        biomes[sample.biome].name, sample.surface, sample.region.x, sample.region.z, sample.height
+    );
+}
+
+/// A slow glide over the land, holding a height above the ground ahead. While a screenshot
+/// waits, the camera looks at the camp nearest the origin instead.
+fn fly(
+    time: Res<Time>,
+    biome_world: BiomeWorld,
+    screenshot: Option<Res<ScreenshotRequest>>,
+    camps: Query<&GlobalTransform, With<Camp>>,
+    mut camera: Single<&mut Transform, With<Camera3d>>,
+) {
+    if screenshot.is_some() {
+        let nearest = camps
+            .iter()
+            .map(GlobalTransform::translation)
+            .min_by(|a, b| a.xz().length().total_cmp(&b.xz().length()));
+        if let Some(camp) = nearest {
+            let from = camp.xz() + Vec2::new(-30.0, 30.0);
+            let height = biome_world.height_at(from).max(camp.y) + 35.0;
+            **camera = Transform::from_xyz(from.x, height, from.y)
+                .looking_at(camp + Vec3::Y * 6.0, Vec3::Y);
+        }
+        return;
+    }
+    let t = time.elapsed_secs();
+    let heading = 0.6 + t * 0.03;
+    let forward = Vec2::new(heading.sin(), heading.cos());
+    let here = camera.translation.xz() + forward * 30.0 * time.delta_secs();
+    let ground = [0.0, 40.0, 90.0]
+        .map(|ahead| biome_world.height_at(here + forward * ahead))
+        .into_iter()
+        .fold(0.0_f32, f32::max);
+    let altitude = camera.translation.y + (ground + 45.0 - camera.translation.y) * 0.02;
+    camera.translation = Vec3::new(here.x, altitude, here.y);
+    camera.rotation = Quat::from_euler(EulerRot::YXZ, heading + std::f32::consts::PI, -0.35, 0.0);
+}
