@@ -418,16 +418,21 @@ impl WorldGenerator {
 
     /// The climate and wobble noise of many points, with the batch paths.
     fn batch_noise(&self, xs: &[f64], zs: &[f64]) -> BatchNoise {
-        let params = FbmParams::octaves(3);
-        let climate_scale = self.settings.climate.scale;
-        let ax = Scratch::collect(xs.iter().map(|x| x * climate_scale));
-        let az = Scratch::collect(zs.iter().map(|z| z * climate_scale));
-        let mut heat = Scratch::zeroed(xs.len());
-        let mut wet = Scratch::zeroed(xs.len());
-        self.heat.fbm_points(&ax, &az, params, &mut heat);
-        self.wet.fbm_points(&ax, &az, params, &mut wet);
+        let heat = self.climate_field(&self.heat, xs, zs);
+        let wet = self.climate_field(&self.wet, xs, zs);
         let [wx, wz] = self.wobbled_points(xs, zs);
         BatchNoise { heat, wet, wx, wz }
+    }
+
+    /// One climate field (the tutorial's 3-octave fBm of `noise` at the climate scale) at every
+    /// `(xs[k], zs[k])`, with the batch paths.
+    fn climate_field(&self, noise: &Simplex, xs: &[f64], zs: &[f64]) -> Scratch {
+        let scale = self.settings.climate.scale;
+        let ax = Scratch::collect(xs.iter().map(|x| x * scale));
+        let az = Scratch::collect(zs.iter().map(|z| z * scale));
+        let mut out = Scratch::zeroed(xs.len());
+        noise.fbm_points(&ax, &az, FbmParams::octaves(3), &mut out);
+        out
     }
 
     /// The points region lookups read: every `(xs[k], zs[k])` pushed by the border wobble
@@ -449,12 +454,7 @@ impl WorldGenerator {
     /// The temperature ([`Climate::temperature`] of [`WorldGenerator::sample`]) at every
     /// `(xs[k], zs[k])` whose density is `density[k]`, with the batch paths.
     pub(crate) fn temperatures(&self, xs: &[f64], zs: &[f64], density: &[f64]) -> Scratch {
-        let climate_scale = self.settings.climate.scale;
-        let ax = Scratch::collect(xs.iter().map(|x| x * climate_scale));
-        let az = Scratch::collect(zs.iter().map(|z| z * climate_scale));
-        let mut heat = Scratch::zeroed(xs.len());
-        self.heat
-            .fbm_points(&ax, &az, FbmParams::octaves(3), &mut heat);
+        let mut heat = self.climate_field(&self.heat, xs, zs);
         for (h, &d) in heat.iter_mut().zip(density) {
             // Moisture does not shape temperature: 0 stands in for it.
             *h = climate_from_noise(*h, 0.0, d, self.settings.climate.chill).temperature;
