@@ -32,7 +32,7 @@ pub mod trees;
 pub mod tutorial;
 pub mod world;
 
-pub use chunk::{ChunkCoord, ChunkData, ChunkError, ChunkLayout, MeshStyle};
+pub use chunk::{ChunkCoord, ChunkData, ChunkError, ChunkLayout, MeshStyle, NodeCoord, Stitch};
 pub use density::{DensityField, DensityNode, DensityOp, Shape};
 pub use trees::{Tree, TreeInstance};
 pub use world::{Sample, Surface, WorldGenerator, WorldSettings};

@@ -35,10 +35,10 @@ fn assert_finite_chunk(chunk: &ChunkData) {
     assert!(
         chunk.positions.iter().all(|p| finite(p)),
         "{:?}",
-        chunk.coord
+        chunk.node
     );
-    assert!(chunk.normals.iter().all(|n| finite(n)), "{:?}", chunk.coord);
-    assert!(chunk.colors.iter().all(|c| finite(c)), "{:?}", chunk.coord);
+    assert!(chunk.normals.iter().all(|n| finite(n)), "{:?}", chunk.node);
+    assert!(chunk.colors.iter().all(|c| finite(c)), "{:?}", chunk.node);
     assert!(chunk.min_height.is_finite() && chunk.max_height.is_finite());
     assert!(
         chunk

@@ -3,7 +3,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use biome_core::chunk::{ChunkCoord, ChunkData, ChunkLayout, MeshStyle};
+use biome_core::chunk::{ChunkCoord, ChunkData, ChunkLayout, MeshStyle, NodeCoord};
 use biome_core::tutorial::{SeededRandom, Simplex, wobble_point};
 use biome_core::world::{WorldGenerator, WorldSettings, seed_offsets};
 
@@ -78,18 +78,18 @@ fn assert_edges_match(a: &ChunkData, b: &ChunkData, along_x: bool) {
             a.world_position(ka),
             b.world_position(kb),
             "edge position {:?}/{:?}",
-            a.coord,
-            b.coord
+            a.node,
+            b.node
         );
         assert_eq!(
             a.normals[ka], b.normals[kb],
             "edge normal {:?}/{:?}",
-            a.coord, b.coord
+            a.node, b.node
         );
         assert_eq!(
             a.colors[ka], b.colors[kb],
             "edge colour {:?}/{:?}",
-            a.coord, b.coord
+            a.node, b.node
         );
     }
 }
@@ -225,7 +225,7 @@ fn trees_are_placed_once_with_spacing_held_across_borders() {
                 let chunk = world
                     .build_chunk(ChunkCoord::new(cx + dx, cz + dz), &layout)
                     .unwrap();
-                from_chunks.extend(chunk.trees.iter().map(|t| (chunk.coord, key(t))));
+                from_chunks.extend(chunk.trees.iter().map(|t| (chunk.node, key(t))));
             }
         }
         // The same rectangle in one piece: each tree must sit in the chunk that contains it.
@@ -236,7 +236,10 @@ fn trees_are_placed_once_with_spacing_held_across_borders() {
             .iter()
             .map(|t| {
                 let coord = ChunkCoord::containing(t.position[0], t.position[2], &layout);
-                (coord, key(&t.relative_to(coord.origin(&layout))))
+                (
+                    NodeCoord::chunk(coord),
+                    key(&t.relative_to(coord.origin(&layout))),
+                )
             })
             .collect();
         let unique: HashSet<_> = from_chunks.iter().collect();

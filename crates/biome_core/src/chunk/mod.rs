@@ -12,7 +12,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::scratch::Scratch;
 use crate::trees::TreeInstance;
-use crate::world::{SettingsError, SiteCache, WorldGenerator, WorldSettings, limits};
+use crate::world::{
+    SettingsError, SiteCache, WorldGenerator, WorldSettings, clamp_coordinate, limits,
+};
 
 /// A chunk's place on the chunk grid: chunk `(x, z)` covers world
 /// `[x * size, (x + 1) * size) × [z * size, (z + 1) * size)`, `size` being
@@ -80,6 +82,150 @@ impl ChunkCoord {
         let dx = u64::from(self.x.abs_diff(other.x));
         let dz = u64::from(self.z.abs_diff(other.z));
         (dx * dx).saturating_add(dz * dz)
+    }
+}
+
+/// A node of the level-of-detail quadtree. Level 0 is a chunk; a node of level `k` covers
+/// `2^k × 2^k` chunks with the same tile count, its tiles `2^k` times wider, and its four
+/// children are the level `k - 1` nodes inside it. Node `(k, x, z)` covers chunks
+/// `x * 2^k .. (x + 1) * 2^k` along x (and the same along z).
+#[cfg_attr(feature = "bevy_reflect", derive(bevy_reflect::Reflect))]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+)]
+pub struct NodeCoord {
+    /// 0 for a chunk, one more per doubling.
+    pub level: u8,
+    /// Column at this level.
+    pub x: i32,
+    /// Row at this level.
+    pub z: i32,
+}
+
+impl NodeCoord {
+    /// The coarsest level: a node then covers 2^16 chunks a side, and every node coordinate
+    /// maps to chunks of the `i32` grid.
+    pub const MAX_LEVEL: u8 = 16;
+
+    /// The node of `level` at column `x`, row `z`.
+    #[must_use]
+    pub const fn new(level: u8, x: i32, z: i32) -> Self {
+        Self { level, x, z }
+    }
+
+    /// The level-0 node of a chunk.
+    #[must_use]
+    pub const fn chunk(coord: ChunkCoord) -> Self {
+        Self::new(0, coord.x, coord.z)
+    }
+
+    /// The node of `level` that holds chunk `coord`.
+    ///
+    /// # Panics
+    /// If `level` is above [`NodeCoord::MAX_LEVEL`].
+    #[must_use]
+    pub fn holding(coord: ChunkCoord, level: u8) -> Self {
+        assert!(
+            level <= Self::MAX_LEVEL,
+            "level {level} is above the coarsest"
+        );
+        // Arithmetic shifts floor, so negative columns land in the right node.
+        Self::new(level, coord.x >> level, coord.z >> level)
+    }
+
+    /// The node one level coarser that holds this one.
+    ///
+    /// # Panics
+    /// If this node is at [`NodeCoord::MAX_LEVEL`].
+    #[must_use]
+    pub fn parent(self) -> Self {
+        assert!(
+            self.level < Self::MAX_LEVEL,
+            "the coarsest node has no parent"
+        );
+        Self::new(self.level + 1, self.x >> 1, self.z >> 1)
+    }
+
+    /// The four nodes one level finer inside this one, in the order
+    /// `(-x, -z), (+x, -z), (-x, +z), (+x, +z)`.
+    ///
+    /// # Panics
+    /// If this node is a chunk (level 0).
+    #[must_use]
+    pub fn children(self) -> [Self; 4] {
+        assert!(self.level > 0, "a chunk has no children");
+        let (x, z, level) = (self.x * 2, self.z * 2, self.level - 1);
+        [
+            Self::new(level, x, z),
+            Self::new(level, x + 1, z),
+            Self::new(level, x, z + 1),
+            Self::new(level, x + 1, z + 1),
+        ]
+    }
+
+    /// Whether `other` lies inside this node (or is it).
+    #[must_use]
+    pub fn contains(self, other: NodeCoord) -> bool {
+        other.level <= self.level && {
+            let shift = self.level - other.level;
+            other.x >> shift == self.x && other.z >> shift == self.z
+        }
+    }
+
+    /// The node's first chunk along each axis, in `i64` (a node at a coarse level may reach past
+    /// the `i32` chunk grid's ends).
+    #[must_use]
+    pub fn first_chunk(self) -> [i64; 2] {
+        [
+            i64::from(self.x) << self.level,
+            i64::from(self.z) << self.level,
+        ]
+    }
+
+    /// Width of a tile of this node, world units: the layout's, `2^level` times over.
+    #[must_use]
+    pub fn tile_size(self, layout: &ChunkLayout) -> f64 {
+        layout.tile_size * f64::from(1u32 << self.level)
+    }
+
+    /// Width of the node, world units.
+    #[must_use]
+    pub fn size(self, layout: &ChunkLayout) -> f64 {
+        layout.chunk_size() * f64::from(1u32 << self.level)
+    }
+
+    /// World `(x, z)` of the node's corner with the smallest coordinates.
+    #[must_use]
+    pub fn origin(self, layout: &ChunkLayout) -> [f64; 2] {
+        let tiles = i64::from(layout.tiles);
+        self.first_chunk()
+            .map(|c| (c * tiles) as f64 * layout.tile_size)
+    }
+}
+
+/// Which sides and corners of a node touch a node one level coarser. Along those sides the
+/// node's edge follows the coarse edge ([`WorldGenerator::build_node`]), so the two meet with
+/// no crack.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Stitch {
+    /// Sides in the order `-x, +x, -z, +z`.
+    pub sides: [bool; 4],
+    /// Corners in the order `(-x, -z), (+x, -z), (-x, +z), (+x, +z)`, where only a diagonal
+    /// neighbour is coarser.
+    pub corners: [bool; 4],
+}
+
+impl Stitch {
+    /// No coarser neighbour.
+    pub const NONE: Self = Self {
+        sides: [false; 4],
+        corners: [false; 4],
+    };
+
+    /// Whether the node meets no coarser neighbour.
+    #[must_use]
+    pub fn is_none(self) -> bool {
+        self == Self::NONE
     }
 }
 
@@ -202,14 +348,17 @@ pub enum ChunkError {
     /// The build's cancel flag was set.
     #[error("the chunk build was cancelled")]
     Cancelled,
+    /// The node's level is above [`NodeCoord::MAX_LEVEL`].
+    #[error("node level {0} is above the coarsest, {max}", max = NodeCoord::MAX_LEVEL)]
+    Level(u8),
 }
 
-/// A built chunk: mesh data relative to [`ChunkData::origin`], and its trees.
+/// A built chunk or coarser node: mesh data relative to [`ChunkData::origin`], and its trees.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ChunkData {
-    /// Which chunk.
-    pub coord: ChunkCoord,
-    /// The layout it was built with.
+    /// Which node (a chunk is a node of level 0).
+    pub node: NodeCoord,
+    /// The chunk layout it was built with (a coarser node's tiles are `2^level` times wider).
     pub layout: ChunkLayout,
     /// World `(x, z)` of the chunk's corner; positions are relative to it.
     pub origin: [f64; 2],
@@ -223,7 +372,7 @@ pub struct ChunkData {
     pub indices: Vec<u32>,
     /// Biome index ([`crate::world::BiomeTable::biomes`]) per vertex.
     pub biomes: Vec<u16>,
-    /// Trees standing on this chunk, positions relative to `origin`.
+    /// Trees standing on this chunk, positions relative to `origin` (none on coarser nodes).
     pub trees: Vec<TreeInstance>,
     /// Lowest vertex height.
     pub min_height: f32,
@@ -238,16 +387,29 @@ const SITE_MARGIN: i64 = 3;
 /// Points of the density grid evaluated between two looks at the cancel flag.
 const CANCEL_BLOCK: usize = 4096;
 
-/// Builds chunk `coord` of `generator`'s world ([`WorldGenerator::build_chunk_cancellable`]).
+/// Builds `node` of `generator`'s world ([`WorldGenerator::build_node`]).
 pub(crate) fn build(
     generator: &WorldGenerator,
-    coord: ChunkCoord,
+    node: NodeCoord,
     layout: &ChunkLayout,
+    stitch: Stitch,
     cancel: &AtomicBool,
 ) -> Result<ChunkData, ChunkError> {
     layout
         .validate_with(generator.settings())
         .map_err(ChunkError::Layout)?;
+    if node.level > NodeCoord::MAX_LEVEL {
+        return Err(ChunkError::Level(node.level));
+    }
+    if !stitch.is_none() && layout.tiles % 2 == 1 {
+        return Err(ChunkError::Layout(SettingsError {
+            field: "layout.tiles".to_owned(),
+            reason: format!(
+                "must be even for nodes stitched to coarser ones (got {})",
+                layout.tiles
+            ),
+        }));
+    }
     let cancelled = || {
         if cancel.load(Ordering::Relaxed) {
             Err(ChunkError::Cancelled)
@@ -256,24 +418,29 @@ pub(crate) fn build(
         }
     };
     let tiles = i64::from(layout.tiles);
-    let ts = layout.tile_size;
-    let first = [i64::from(coord.x) * tiles, i64::from(coord.z) * tiles];
-    let origin = coord.origin(layout);
+    let ts = node.tile_size(layout);
+    // The first vertex's index on this level's grid (tiles `ts` apart).
+    let first = [i64::from(node.x) * tiles, i64::from(node.z) * tiles];
+    let origin = node.origin(layout);
     // Exact: grid indices times a multiple of 1/64, within 2^47.
-    let world = |g: i64| g as f64 * ts;
+    let world = |g: i64| clamp_coordinate(g as f64 * ts);
 
-    // Heights on the vertex grid plus a one-tile apron, for normals that match across edges.
-    let side = tiles as usize + 3;
-    let grid = |offset: usize| (-1..=tiles + 1).map(move |g| world(first[offset] + g));
-    let xs = Scratch::collect((-1..=tiles + 1).flat_map(|_| grid(0)));
+    // Heights on the vertex grid plus an apron, for normals that match across edges: one tile,
+    // or two where an edge follows a coarser neighbour's (its normals use the coarse spacing).
+    let apron: i64 = if stitch.is_none() { 1 } else { 2 };
+    let side = (tiles + 2 * apron + 1) as usize;
+    let reach = apron as usize;
+    let grid = |offset: usize| (-apron..=tiles + apron).map(move |g| world(first[offset] + g));
+    let xs = Scratch::collect((-apron..=tiles + apron).flat_map(|_| grid(0)));
     let zs = Scratch::collect(grid(1).flat_map(|z| std::iter::repeat_n(z, side)));
     let (min, max) = (origin, [world(first[0] + tiles), world(first[1] + tiles)]);
+    let margin = ts * apron as f64;
     let cache = SiteCache::covering(
         *generator.regions(),
-        min[0] - ts,
-        min[1] - ts,
-        max[0] + ts,
-        max[1] + ts,
+        min[0] - margin,
+        min[1] - margin,
+        max[0] + margin,
+        max[1] + margin,
         SITE_MARGIN,
     );
     let mut density = Scratch::zeroed(xs.len());
@@ -289,16 +456,24 @@ pub(crate) fn build(
     }
     cancelled()?;
     let height_scale = generator.settings().terrain.height_scale;
-    let height = |i: usize, j: usize| density[(j + 1) * side + i + 1] * height_scale;
+    let vertex_index = |i: usize, j: usize| (j + reach) * side + i + reach;
+    let height = |i: usize, j: usize| density[vertex_index(i, j)] * height_scale;
 
     let verts = tiles as usize + 1;
-    let vertex_index = |i: usize, j: usize| (j + 1) * side + i + 1;
     let vertex_count = match layout.style {
         MeshStyle::Smooth => verts * verts,
         MeshStyle::FlatTiles => 4 * (tiles * tiles) as usize,
     };
+    let trees = if node.level == 0 {
+        crate::trees::trees_in(generator, min, max, &cache)
+            .into_iter()
+            .map(|t| t.relative_to(origin))
+            .collect()
+    } else {
+        Vec::new()
+    };
     let mut chunk = ChunkData {
-        coord,
+        node,
         layout: *layout,
         origin,
         positions: Vec::with_capacity(vertex_count),
@@ -306,20 +481,21 @@ pub(crate) fn build(
         colors: Vec::with_capacity(vertex_count),
         indices: Vec::with_capacity(6 * (tiles * tiles) as usize),
         biomes: Vec::with_capacity(vertex_count),
-        trees: crate::trees::trees_in(generator, min, max, &cache)
-            .into_iter()
-            .map(|t| t.relative_to(origin))
-            .collect(),
+        trees,
         min_height: f32::INFINITY,
         max_height: f32::NEG_INFINITY,
     };
     cancelled()?;
-    let normal_at = |i: usize, j: usize| {
+    // Central differences `step` grid points either way: one for the node's own spacing, two for
+    // a coarser neighbour's.
+    let normal_with = |i: usize, j: usize, step: usize| {
         let k = vertex_index(i, j);
-        let dx = (density[k - 1] - density[k + 1]) * height_scale;
-        let dz = (density[k - side] - density[k + side]) * height_scale;
-        normalize([dx, 2.0 * ts, dz])
+        let dx = (density[k - step] - density[k + step]) * height_scale;
+        let dz = (density[k - step * side] - density[k + step * side]) * height_scale;
+        normalize([dx, 2.0 * ts * step as f64, dz])
     };
+    let edges = StitchedEdges::new(stitch, verts);
+    let normal_at = |i: usize, j: usize| normal_with(i, j, if edges.coarse(i, j) { 2 } else { 1 });
 
     match layout.style {
         MeshStyle::Smooth => {
@@ -339,6 +515,7 @@ pub(crate) fn build(
                     &sample,
                 );
             });
+            edges.snap(&mut chunk, verts);
             let row = verts as u32;
             for j in 0..tiles as u32 {
                 for i in 0..tiles as u32 {
@@ -360,10 +537,12 @@ pub(crate) fn build(
             generator
                 .density()
                 .values(&cx, &cz, &cache, &mut centre_density);
+            // A corner on a stitched edge takes the coarse edge's height there.
+            let corner_height = |a: usize, b: usize| edges.height(a, b, &height);
             generator.visit_samples(&cx, &cz, &centre_density, &cache, |k, sample| {
                 let (i, j) = (k % n, k / n);
                 let corners = [(i, j), (i + 1, j), (i, j + 1), (i + 1, j + 1)];
-                let p = corners.map(|(a, b)| [a as f64 * ts, height(a, b), b as f64 * ts]);
+                let p = corners.map(|(a, b)| [a as f64 * ts, corner_height(a, b), b as f64 * ts]);
                 // Cross of the diagonals: the tile's average upward normal.
                 let d1 = sub(p[3], p[0]);
                 let d2 = sub(p[2], p[1]);
@@ -384,6 +563,103 @@ pub(crate) fn build(
         }
     }
     Ok(chunk)
+}
+
+/// The vertices of a node that follow coarser neighbours' edges. With an even tile count, a
+/// node's corners and every other vertex along an edge are vertices of the coarse neighbour too
+/// (they take its normals, computed at its spacing); the ones between lie on the coarse edge
+/// segment (they take the midpoint of its two vertices, in height, normal and colour).
+struct StitchedEdges {
+    stitch: Stitch,
+    last: usize,
+}
+
+impl StitchedEdges {
+    fn new(stitch: Stitch, verts: usize) -> Self {
+        Self {
+            stitch,
+            last: verts - 1,
+        }
+    }
+
+    /// The stitched sides vertex `(i, j)` lies on.
+    fn sides(&self, i: usize, j: usize) -> [bool; 4] {
+        let s = self.stitch.sides;
+        [
+            s[0] && i == 0,
+            s[1] && i == self.last,
+            s[2] && j == 0,
+            s[3] && j == self.last,
+        ]
+    }
+
+    /// Whether vertex `(i, j)` is a coarse neighbour's vertex (its normal uses the coarse
+    /// spacing): an even vertex on a stitched side, or a corner touching a coarser node.
+    fn coarse(&self, i: usize, j: usize) -> bool {
+        let corner = [
+            (0, 0),
+            (self.last, 0),
+            (0, self.last),
+            (self.last, self.last),
+        ]
+        .iter()
+        .zip(self.stitch.corners)
+        .any(|(&c, flagged)| flagged && c == (i, j));
+        corner || (self.sides(i, j).iter().any(|&s| s) && (i + j).is_multiple_of(2))
+    }
+
+    /// Height of vertex `(a, b)` as the stitched edges have it.
+    fn height(&self, a: usize, b: usize, height: &impl Fn(usize, usize) -> f64) -> f64 {
+        match self.between(a, b) {
+            Some([(i0, j0), (i1, j1)]) => {
+                let ends = [height(i0, j0) as f32, height(i1, j1) as f32];
+                f64::from(midpoint(ends[0], ends[1]))
+            }
+            None => height(a, b),
+        }
+    }
+
+    /// For a vertex between two coarse vertices on a stitched side, those two vertices.
+    fn between(&self, i: usize, j: usize) -> Option<[(usize, usize); 2]> {
+        let [west, east, north, south] = self.sides(i, j);
+        if (west || east) && j % 2 == 1 {
+            Some([(i, j - 1), (i, j + 1)])
+        } else if (north || south) && i % 2 == 1 {
+            Some([(i - 1, j), (i + 1, j)])
+        } else {
+            None
+        }
+    }
+
+    /// Moves every in-between vertex of a smooth mesh onto its coarse edge.
+    fn snap(&self, chunk: &mut ChunkData, verts: usize) {
+        if self.stitch.sides.iter().all(|&s| !s) {
+            return;
+        }
+        let index = |(i, j): (usize, usize)| j * verts + i;
+        for j in 0..verts {
+            for i in 0..verts {
+                let Some([a, b]) = self.between(i, j) else {
+                    continue;
+                };
+                let (a, b, k) = (index(a), index(b), index((i, j)));
+                let y = midpoint(chunk.positions[a][1], chunk.positions[b][1]);
+                chunk.positions[k][1] = y;
+                chunk.min_height = chunk.min_height.min(y);
+                chunk.max_height = chunk.max_height.max(y);
+                let n = [0, 1, 2].map(|c| f64::from(chunk.normals[a][c] + chunk.normals[b][c]));
+                chunk.normals[k] = normalize(n).map(|v| v as f32);
+                chunk.colors[k] =
+                    [0, 1, 2, 3].map(|c| midpoint(chunk.colors[a][c], chunk.colors[b][c]));
+                chunk.biomes[k] = chunk.biomes[a];
+            }
+        }
+    }
+}
+
+/// The `f32` nearest the exact midpoint of `a` and `b`.
+fn midpoint(a: f32, b: f32) -> f32 {
+    ((f64::from(a) + f64::from(b)) * 0.5) as f32
 }
 
 impl ChunkData {

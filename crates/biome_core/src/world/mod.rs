@@ -24,7 +24,7 @@ use std::sync::atomic::AtomicBool;
 use serde::{Deserialize, Serialize};
 
 use crate::batch::{FbmParams, WarpParams};
-use crate::chunk::{self, ChunkCoord, ChunkData, ChunkError, ChunkLayout};
+use crate::chunk::{self, ChunkCoord, ChunkData, ChunkError, ChunkLayout, NodeCoord, Stitch};
 use crate::density::DensityField;
 use crate::scratch::Scratch;
 use crate::trees::{self, Tree};
@@ -274,7 +274,7 @@ impl WorldGenerator {
         coord: ChunkCoord,
         layout: &ChunkLayout,
     ) -> Result<ChunkData, ChunkError> {
-        chunk::build(self, coord, layout, &AtomicBool::new(false))
+        self.build_chunk_cancellable(coord, layout, &AtomicBool::new(false))
     }
 
     /// [`WorldGenerator::build_chunk`] that stops early, within a few milliseconds, once
@@ -289,7 +289,27 @@ impl WorldGenerator {
         layout: &ChunkLayout,
         cancel: &AtomicBool,
     ) -> Result<ChunkData, ChunkError> {
-        chunk::build(self, coord, layout, cancel)
+        chunk::build(self, NodeCoord::chunk(coord), layout, Stitch::NONE, cancel)
+    }
+
+    /// Builds level-of-detail `node` with `layout`'s tile count (tiles `2^level` times wider),
+    /// sampled from the same fields as chunks; with the same guarantees, its bytes depend only
+    /// on the settings, the node, the layout and `stitch`. Along the sides `stitch` names, the
+    /// edge follows the coarser neighbour's: every other vertex is one of its vertices (with
+    /// its normal), and those between lie on its edge, so the surfaces meet with no crack and
+    /// no line in the shading. A coarser node carries no trees. Stops early once `cancel` is set.
+    ///
+    /// # Errors
+    /// [`ChunkError::Layout`] for a refused layout (or an odd tile count with a stitch),
+    /// [`ChunkError::Level`] beyond [`NodeCoord::MAX_LEVEL`], [`ChunkError::Cancelled`].
+    pub fn build_node(
+        &self,
+        node: NodeCoord,
+        layout: &ChunkLayout,
+        stitch: Stitch,
+        cancel: &AtomicBool,
+    ) -> Result<ChunkData, ChunkError> {
+        chunk::build(self, node, layout, stitch, cancel)
     }
 
     /// Every tree standing in `[min.x, max.x) × [min.z, max.z)`, ordered by grid row then column

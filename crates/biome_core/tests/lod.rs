@@ -1,0 +1,277 @@
+//! Level-of-detail nodes: a level-0 node is the chunk, nodes of one level share their edges
+//! exactly, and a node stitched to a coarser neighbour meets it with no crack (its vertices on
+//! the shared edge are the coarse ones or lie on the coarse segments) and no shading line (the
+//! shared vertices carry the coarse normals and colours).
+
+use std::collections::HashMap;
+use std::sync::atomic::AtomicBool;
+
+use biome_core::chunk::{ChunkCoord, ChunkData, ChunkLayout, MeshStyle, NodeCoord, Stitch};
+use biome_core::world::{WorldGenerator, WorldSettings};
+use proptest::prelude::*;
+
+fn generator(seed: i64) -> WorldGenerator {
+    WorldGenerator::new(WorldSettings {
+        seed,
+        ..WorldSettings::default()
+    })
+    .unwrap()
+}
+
+fn layout(tiles: u32) -> ChunkLayout {
+    ChunkLayout {
+        tiles,
+        tile_size: 2.0,
+        style: MeshStyle::Smooth,
+    }
+}
+
+fn build(
+    generator: &WorldGenerator,
+    node: NodeCoord,
+    layout: &ChunkLayout,
+    stitch: Stitch,
+) -> ChunkData {
+    generator
+        .build_node(node, layout, stitch, &AtomicBool::new(false))
+        .unwrap()
+}
+
+/// The world position of every vertex, by its exact `(x, z)` bits.
+fn by_position(node: &ChunkData) -> HashMap<(u64, u64), usize> {
+    (0..node.positions.len())
+        .map(|k| {
+            let [x, _, z] = node.world_position(k);
+            ((x.to_bits(), z.to_bits()), k)
+        })
+        .collect()
+}
+
+/// A side of a node: `(index in Stitch::sides, unit step to the neighbour across it)`.
+const SIDES: [(usize, [i32; 2]); 4] = [(0, [-1, 0]), (1, [1, 0]), (2, [0, -1]), (3, [0, 1])];
+
+/// The vertex indices along `side` of a node with `verts` vertices a row.
+fn edge(side: usize, verts: usize) -> Vec<usize> {
+    let last = verts - 1;
+    (0..verts)
+        .map(|t| match side {
+            0 => t * verts,
+            1 => t * verts + last,
+            2 => t,
+            _ => last * verts + t,
+        })
+        .collect()
+}
+
+/// The coarse node across `side` of `fine`, when `fine` lies at that side of its parent (only
+/// then can a balanced quadtree put a coarser node there).
+fn coarse_neighbour(fine: NodeCoord, side: usize) -> Option<NodeCoord> {
+    let (_, [dx, dz]) = SIDES[side];
+    let at_parent_side = match side {
+        0 => fine.x % 2 == 0,
+        1 => fine.x % 2 != 0,
+        2 => fine.z % 2 == 0,
+        _ => fine.z % 2 != 0,
+    };
+    if !at_parent_side {
+        return None;
+    }
+    let neighbour = NodeCoord::new(fine.level, fine.x.checked_add(dx)?, fine.z.checked_add(dz)?);
+    Some(neighbour.parent())
+}
+
+/// Checks that `fine`, stitched along `side`, meets `coarse` exactly there.
+fn assert_watertight(fine: &ChunkData, coarse: &ChunkData, side: usize) {
+    let verts = fine.layout.tiles as usize + 1;
+    let coarse_at = by_position(coarse);
+    let along = edge(side, verts);
+    for (t, &k) in along.iter().enumerate() {
+        let [x, y, z] = fine.world_position(k);
+        if let Some(&c) = coarse_at.get(&(x.to_bits(), z.to_bits())) {
+            // A coarse vertex: the same height, normal and colour, bit for bit.
+            assert_eq!(
+                y.to_bits(),
+                coarse.world_position(c)[1].to_bits(),
+                "height at {t}"
+            );
+            assert_eq!(fine.normals[k], coarse.normals[c], "normal at {t}");
+            assert_eq!(fine.colors[k], coarse.colors[c], "colour at {t}");
+            continue;
+        }
+        // Between two coarse vertices: on their segment.
+        assert!(
+            t % 2 == 1,
+            "vertex {t} of the edge is neither coarse nor between"
+        );
+        let [a, b] = [along[t - 1], along[t + 1]].map(|n| {
+            let [x, _, z] = fine.world_position(n);
+            coarse_at[&(x.to_bits(), z.to_bits())]
+        });
+        let (pa, pb) = (coarse.world_position(a), coarse.world_position(b));
+        assert_eq!(x, (pa[0] + pb[0]) / 2.0);
+        assert_eq!(z, (pa[2] + pb[2]) / 2.0);
+        let mid = ((pa[1] + pb[1]) / 2.0) as f32;
+        assert_eq!(y as f32, mid, "height between coarse vertices at {t}");
+        for c in 0..4 {
+            let want =
+                ((f64::from(coarse.colors[a][c]) + f64::from(coarse.colors[b][c])) / 2.0) as f32;
+            assert_eq!(fine.colors[k][c], want, "colour between at {t}");
+        }
+        let sum: Vec<f32> = (0..3)
+            .map(|c| coarse.normals[a][c] + coarse.normals[b][c])
+            .collect();
+        let length = sum.iter().map(|v| v * v).sum::<f32>().sqrt();
+        for (got, want) in fine.normals[k].iter().zip(&sum) {
+            assert!((got - want / length).abs() < 1e-6, "normal between at {t}");
+        }
+    }
+}
+
+#[test]
+fn a_level_zero_node_is_the_chunk() {
+    let generator = generator(42);
+    let layout = ChunkLayout::default();
+    for coord in [ChunkCoord::new(0, 0), ChunkCoord::new(-7, 3)] {
+        let node = build(&generator, NodeCoord::chunk(coord), &layout, Stitch::NONE);
+        assert_eq!(node, generator.build_chunk(coord, &layout).unwrap());
+    }
+}
+
+#[test]
+fn node_coordinates_nest() {
+    let chunk = ChunkCoord::new(-5, 12);
+    let node = NodeCoord::holding(chunk, 3);
+    assert_eq!(node, NodeCoord::new(3, -1, 1));
+    assert!(node.contains(NodeCoord::chunk(chunk)));
+    assert!(!node.contains(NodeCoord::chunk(ChunkCoord::new(3, 12))));
+    for child in node.children() {
+        assert_eq!(child.parent(), node);
+        assert!(node.contains(child));
+    }
+    let layout = ChunkLayout::default();
+    assert_eq!(node.origin(&layout), [-1024.0, 1024.0]);
+    assert_eq!(node.size(&layout), 1024.0);
+    assert_eq!(node.tile_size(&layout), 16.0);
+    let top = NodeCoord::holding(ChunkCoord::new(i32::MIN, i32::MAX), NodeCoord::MAX_LEVEL);
+    assert!(top.contains(NodeCoord::chunk(ChunkCoord::new(i32::MIN, i32::MAX))));
+}
+
+#[test]
+fn coarse_nodes_carry_no_trees_and_keep_the_vertex_count() {
+    let generator = generator(5);
+    let layout = ChunkLayout::default();
+    let node = build(&generator, NodeCoord::new(4, 1, -2), &layout, Stitch::NONE);
+    assert!(node.trees.is_empty());
+    assert_eq!(node.positions.len(), 65 * 65);
+    assert_eq!(node.positions[65 * 65 - 1][0], 64.0 * 32.0);
+}
+
+#[test]
+fn odd_tile_counts_cannot_be_stitched() {
+    let generator = generator(1);
+    let stitch = Stitch {
+        sides: [true, false, false, false],
+        ..Stitch::NONE
+    };
+    let error = generator
+        .build_node(
+            NodeCoord::new(1, 0, 0),
+            &layout(7),
+            stitch,
+            &AtomicBool::new(false),
+        )
+        .unwrap_err();
+    assert!(error.to_string().contains("layout.tiles"), "{error}");
+}
+
+#[test]
+fn a_flagged_corner_takes_the_diagonal_coarse_normal() {
+    let generator = generator(9);
+    let layout = layout(16);
+    // Fine node (2, 3, 3): its (+x, +z) corner touches coarse node (3, 2, 2) diagonally.
+    let fine_node = NodeCoord::new(2, 3, 3);
+    let stitch = Stitch {
+        corners: [false, false, false, true],
+        ..Stitch::NONE
+    };
+    let fine = build(&generator, fine_node, &layout, stitch);
+    let coarse = build(&generator, NodeCoord::new(3, 2, 2), &layout, Stitch::NONE);
+    let last = 16 * 17 + 16;
+    let [x, _, z] = fine.world_position(last);
+    let c = by_position(&coarse)[&(x.to_bits(), z.to_bits())];
+    assert_eq!(fine.normals[last], coarse.normals[c]);
+    // Without the flag the corner has the fine spacing's normal.
+    let plain = build(&generator, fine_node, &layout, Stitch::NONE);
+    assert_ne!(plain.normals[last], coarse.normals[c]);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    /// Random nodes at levels 0 to 8, near and far: stitched along a side to their coarser
+    /// neighbour, they meet it exactly; unstitched, they share their edges with same-level
+    /// neighbours bit for bit.
+    #[test]
+    fn nodes_meet_their_neighbours_without_cracks(
+        level in 0u8..=8,
+        x in prop_oneof![-40i32..40, -1_000_000i32..1_000_000],
+        z in prop_oneof![-40i32..40, -1_000_000i32..1_000_000],
+        side in 0usize..4,
+        tiles in prop_oneof![Just(64u32), (1u32..=20).prop_map(|h| h * 2)],
+        seed in -100i64..100,
+    ) {
+        let generator = generator(seed);
+        let layout = layout(tiles);
+        let fine_node = NodeCoord::new(level, x, z);
+        if let Some(coarse_node) = coarse_neighbour(fine_node, side) {
+            let mut stitch = Stitch::NONE;
+            stitch.sides[side] = true;
+            let fine = build(&generator, fine_node, &layout, stitch);
+            let coarse = build(&generator, coarse_node, &layout, Stitch::NONE);
+            assert_watertight(&fine, &coarse, side);
+        }
+        let (_, [dx, dz]) = SIDES[side];
+        let here = build(&generator, fine_node, &layout, Stitch::NONE);
+        let there = build(&generator, NodeCoord::new(level, x + dx, z + dz), &layout, Stitch::NONE);
+        let verts = tiles as usize + 1;
+        let opposite = side ^ 1;
+        for (&a, &b) in edge(side, verts).iter().zip(&edge(opposite, verts)) {
+            prop_assert_eq!(here.world_position(a), there.world_position(b));
+            prop_assert_eq!(here.normals[a], there.normals[b]);
+            prop_assert_eq!(here.colors[a], there.colors[b]);
+        }
+    }
+}
+
+/// Nodes build the same bytes on other threads.
+#[test]
+fn nodes_build_the_same_anywhere() {
+    let generator = generator(77);
+    let layout = layout(32);
+    let stitch = Stitch {
+        sides: [false, true, true, false],
+        corners: [true, false, false, false],
+    };
+    let nodes = [
+        NodeCoord::new(3, -2, 5),
+        NodeCoord::new(6, 1, 1),
+        NodeCoord::new(0, 9, -9),
+    ];
+    let generator = &generator;
+    let here: Vec<ChunkData> = nodes
+        .iter()
+        .map(|&n| build(generator, n, &layout, stitch))
+        .collect();
+    let there: Vec<ChunkData> = std::thread::scope(|scope| {
+        nodes
+            .iter()
+            .rev()
+            .map(|&n| scope.spawn(move || build(generator, n, &layout, stitch)))
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .map(|handle| handle.join().unwrap())
+            .collect()
+    });
+    assert_eq!(here, there);
+}
