@@ -1,8 +1,11 @@
 //! Fly over an endless biome world.
 //!
 //! ```text
-//! cargo run --example fly_over -- [--seed N] [--preset NAME|FILE.ron] [--screenshot PATH] [--panel open|closed]
+//! cargo run --example fly_over -- [--seed N] [--preset NAME|FILE.ron] [--horizon METRES] [--screenshot PATH] [--panel open|closed]
 //! ```
+//!
+//! The terrain reaches the horizon (8 km unless `--horizon` says otherwise) in levels of detail,
+//! and the fog follows the horizon, also when the panel changes it.
 //!
 //! The camera glides over the terrain on its own. W/A/S/D (Space up, Shift down, Ctrl faster) and
 //! the mouse with the right button held take over; Tab gives control back to the autopilot. F1
@@ -26,17 +29,19 @@ use screenshot::{ScreenshotPlugin, ScreenshotRequest};
 struct Args {
     seed: Option<i64>,
     preset: Option<String>,
+    horizon: Option<f32>,
     screenshot: Option<PathBuf>,
     panel_open: bool,
 }
 
-const USAGE: &str =
-    "usage: fly_over [--seed N] [--preset NAME|FILE.ron] [--screenshot PATH] [--panel open|closed]";
+const USAGE: &str = "usage: fly_over [--seed N] [--preset NAME|FILE.ron] [--horizon METRES] \
+                     [--screenshot PATH] [--panel open|closed]";
 
 fn parse_args() -> Result<Args, String> {
     let mut args = Args {
         seed: None,
         preset: None,
+        horizon: None,
         screenshot: None,
         panel_open: true,
     };
@@ -46,6 +51,9 @@ fn parse_args() -> Result<Args, String> {
         match flag.as_str() {
             "--seed" => args.seed = Some(value()?.parse().map_err(|e| format!("--seed: {e}"))?),
             "--preset" => args.preset = Some(value()?),
+            "--horizon" => {
+                args.horizon = Some(value()?.parse().map_err(|e| format!("--horizon: {e}"))?);
+            }
             "--screenshot" => args.screenshot = Some(PathBuf::from(value()?)),
             "--panel" => {
                 args.panel_open = match value()?.as_str() {
@@ -84,7 +92,14 @@ fn main() -> ExitCode {
         }
     };
     let mut settings = BiomeWorldSettings::default();
-    let streaming = BiomeWorldStreaming::default();
+    let mut streaming = BiomeWorldStreaming::default();
+    if let Some(horizon) = args.horizon {
+        streaming.horizon = horizon;
+        if let Err(error) = streaming.validate_with(&settings) {
+            eprintln!("--horizon: {error}");
+            return ExitCode::from(2);
+        }
+    }
     if let Some(name) = &args.preset {
         match load_preset(name) {
             Ok(generator) => settings.generator = generator,
@@ -131,7 +146,7 @@ fn main() -> ExitCode {
         .add_systems(Startup, setup)
         .add_systems(
             Update,
-            (toggle_control, autopilot, free_flight)
+            (toggle_control, autopilot, free_flight, match_fog_to_horizon)
                 .chain()
                 .after(BiomeWorldSystems::Apply),
         );
@@ -185,12 +200,7 @@ impl Default for Flight {
 const CLEARANCE: f32 = 55.0;
 const CRUISE_SPEED: f32 = 45.0;
 
-fn setup(
-    mut commands: Commands,
-    biome_world: BiomeWorld,
-    settings: Res<BiomeWorldSettings>,
-    streaming: Res<BiomeWorldStreaming>,
-) {
+fn setup(mut commands: Commands, biome_world: BiomeWorld, streaming: Res<BiomeWorldStreaming>) {
     // Start over land: the first point of a spiral around the origin that is above the beach.
     let mut start = Vec2::ZERO;
     for k in 0..400 {
@@ -202,27 +212,18 @@ fn setup(
         }
     }
     let ground = biome_world.height_at(start).max(0.0);
-    let view = streaming.view_radius as f32 * settings.layout.chunk_size() as f32;
     let flight = Flight::default();
     commands.spawn((
         Camera3d::default(),
         BiomeWorldAnchor,
         Projection::Perspective(PerspectiveProjection {
-            far: view * 1.2,
+            far: streaming.horizon * 1.2,
             ..default()
         }),
         Transform::from_xyz(start.x, ground + CLEARANCE + 20.0, start.y).with_rotation(
             Quat::from_euler(EulerRot::YXZ, flight.yaw, flight.pitch, 0.0),
         ),
-        DistanceFog {
-            color: SKY,
-            // Opaque before the streamed circle's edge (a chunk short of the radius, worst case).
-            falloff: FogFalloff::Linear {
-                start: view * 0.35,
-                end: view * 0.85,
-            },
-            ..default()
-        },
+        horizon_fog(streaming.horizon),
     ));
     commands.spawn((
         DirectionalLight {
@@ -232,6 +233,34 @@ fn setup(
         },
         Transform::from_xyz(0.0, 1.0, 0.0).looking_at(Vec3::new(-0.6, -1.0, -0.35), Vec3::Y),
     ));
+}
+
+/// Haze that thickens with distance and hides the land just before the horizon, so the world
+/// has no visible edge.
+fn horizon_fog(horizon: f32) -> DistanceFog {
+    DistanceFog {
+        color: SKY,
+        falloff: FogFalloff::Linear {
+            start: horizon * 0.15,
+            end: horizon * 0.97,
+        },
+        ..default()
+    }
+}
+
+/// Keeps the fog and the far plane at the horizon when the panel moves it.
+fn match_fog_to_horizon(
+    streaming: Res<BiomeWorldStreaming>,
+    camera: Single<(&mut DistanceFog, &mut Projection), With<Camera3d>>,
+) {
+    if !streaming.is_changed() {
+        return;
+    }
+    let (mut fog, mut projection) = camera.into_inner();
+    *fog = horizon_fog(streaming.horizon);
+    if let Projection::Perspective(perspective) = &mut *projection {
+        perspective.far = streaming.horizon * 1.2;
+    }
 }
 
 fn toggle_control(

@@ -41,6 +41,11 @@ const SKY: Color = Color::srgb(0.62, 0.76, 0.90);
 fn main() {
     let mut app = App::new();
     app.insert_resource(ClearColor(SKY))
+        // The fog hides the land past 1.3 km: nothing farther needs building.
+        .insert_resource(BiomeWorldStreaming {
+            horizon: 1600.0,
+            ..default()
+        })
         .add_plugins((
             DefaultPlugins,
             BiomeWorldPlugin,
@@ -154,10 +159,11 @@ fn spawn_camps(
 ) {
     let generator = biome_world.generator();
     let grid = generator.regions();
-    let layout = biome_world.layout();
-    for chunk in spawned.read() {
-        let origin = chunk.coord.origin(layout);
-        let size = layout.chunk_size();
+    // Camps stand on full-detail chunks only: coarser terrain far away sits a little off the
+    // ground heights they are placed at.
+    for chunk in spawned.read().filter(|chunk| chunk.node.level == 0) {
+        let origin = chunk.node.origin(&chunk.layout);
+        let size = chunk.layout.chunk_size();
         let first = grid.cell_of(origin[0], origin[1]);
         let last = grid.cell_of(origin[0] + size, origin[1] + size);
         for cz in first.z..=last.z {

@@ -38,10 +38,10 @@
 //!
 //! fn on_chunks(mut spawned: MessageReader<ChunkSpawned>, mut despawned: MessageReader<ChunkDespawned>) {
 //!     for chunk in spawned.read() {
-//!         info!("chunk {:?} is entity {:?}", chunk.coord, chunk.entity);
+//!         info!("node {:?} is entity {:?}", chunk.node, chunk.entity);
 //!     }
 //!     for chunk in despawned.read() {
-//!         info!("chunk {:?} left", chunk.coord);
+//!         info!("node {:?} left", chunk.node);
 //!     }
 //! }
 //!
@@ -51,7 +51,7 @@
 //!         generator: WorldSettings { seed: 1234, ..default() },
 //!         ..default()
 //!     })
-//!     .insert_resource(BiomeWorldStreaming { view_radius: 10, ..default() })
+//!     .insert_resource(BiomeWorldStreaming { horizon: 4096.0, ..default() })
 //!     .add_systems(Update, (stand_on_ground, on_chunks))
 //!     .run();
 //! ```
@@ -65,19 +65,20 @@
 //!
 //! let mut app = App::new();
 //! app.add_plugins((MinimalPlugins, AssetPlugin::default(), TransformPlugin, BiomeWorldPlugin))
-//!     .insert_resource(BiomeWorldStreaming { view_radius: 1, ..default() });
+//!     .insert_resource(BiomeWorldStreaming::full_detail(100.0));
 //! app.world_mut().spawn((BiomeWorldAnchor, Transform::default()));
 //! app.finish();
 //! app.cleanup();
 //! for _ in 0..10_000 {
 //!     app.update();
 //!     let stats = app.world().resource::<BiomeWorldStats>();
-//!     if stats.loaded == 5 && stats.is_idle() {
+//!     if stats.loaded == 4 && stats.is_idle() {
 //!         break;
 //!     }
 //!     std::thread::yield_now();
 //! }
-//! assert_eq!(app.world().resource::<BiomeWorldStats>().loaded, 5);
+//! // The four chunks that meet at the anchor.
+//! assert_eq!(app.world().resource::<BiomeWorldStats>().loaded, 4);
 //! ```
 //!
 //! The world itself comes from [`biome_core`] (re-exported), a pure-Rust implementation of the
@@ -132,9 +133,9 @@ pub enum BiomeWorldSystems {
     /// Rebuilds the generator when [`BiomeWorldSettings`] changed, and takes
     /// [`BiomeWorldStreaming`] in.
     Settings,
-    /// Decides which chunks should exist, despawns far ones, starts builds.
+    /// Feeds the planner the anchors, drops builds it no longer wants, starts the ones it asks for.
     Stream,
-    /// Turns finished builds into entities.
+    /// Turns finished builds into entities and despawns what the planner retires.
     Apply,
 }
 

@@ -7,10 +7,13 @@ use bevy::ecs::message::MessageCursor;
 use bevy::ecs::system::RunSystemOnce;
 use bevy::mesh::{Indices, VertexAttributeValues};
 use bevy::prelude::*;
+use std::sync::atomic::AtomicBool;
+
 use bevy_biome_world::biome_core::{
-    ChunkCoord, ChunkLayout, MeshStyle, WorldGenerator, WorldSettings,
+    ChunkCoord, ChunkLayout, MeshStyle, NodeCoord, WorldGenerator, WorldSettings,
 };
 use bevy_biome_world::prelude::*;
+use bevy_biome_world::streaming::NodeRect;
 use bevy_biome_world::{BiomeTree, BiomeWorldState};
 
 /// Small chunks keep each test to a few hundred builds.
@@ -25,11 +28,20 @@ fn settings() -> BiomeWorldSettings {
     }
 }
 
-/// A small radius, with that.
+/// Full detail within three 64-unit chunks: the first release's disc of chunks.
 fn streaming() -> BiomeWorldStreaming {
     BiomeWorldStreaming {
-        view_radius: 3,
-        despawn_hysteresis: 1,
+        hysteresis: 0.5,
+        ..BiomeWorldStreaming::full_detail(3.0 * 64.0)
+    }
+}
+
+/// Levels of detail: chunks within 64 units, four levels out to a 1 km horizon.
+fn lod_streaming() -> BiomeWorldStreaming {
+    BiomeWorldStreaming {
+        horizon: 1024.0,
+        detail_radius: 64.0,
+        hysteresis: 0.25,
         ..default()
     }
 }
@@ -49,10 +61,14 @@ struct Harness {
 
 impl Harness {
     fn new(settings: BiomeWorldSettings) -> Self {
+        Self::with(settings, streaming())
+    }
+
+    fn with(settings: BiomeWorldSettings, streaming: BiomeWorldStreaming) -> Self {
         let mut app = App::new();
         app.add_plugins((MinimalPlugins, AssetPlugin::default(), TransformPlugin))
             .insert_resource(settings)
-            .insert_resource(streaming())
+            .insert_resource(streaming)
             .add_plugins(BiomeWorldPlugin);
         app.finish();
         app.cleanup();
@@ -118,6 +134,16 @@ impl Harness {
         })
     }
 
+    /// Steps until idle with every node built from the current settings.
+    fn run_until_current(&mut self) {
+        self.run_until(200_000, |h| {
+            h.stats().is_idle()
+                && h.nodes()
+                    .values()
+                    .all(|(_, c)| c.generation == h.state().generation)
+        });
+    }
+
     fn stats(&self) -> &BiomeWorldStats {
         self.app.world().resource::<BiomeWorldStats>()
     }
@@ -130,12 +156,22 @@ impl Harness {
             .translation = to;
     }
 
-    fn chunks(&mut self) -> HashMap<ChunkCoord, (Entity, BiomeChunk)> {
+    /// Every terrain entity, by node.
+    fn nodes(&mut self) -> HashMap<NodeCoord, (Entity, BiomeChunk)> {
         let world = self.app.world_mut();
         world
             .query::<(Entity, &BiomeChunk)>()
             .iter(world)
-            .map(|(e, c)| (c.coord, (e, *c)))
+            .map(|(e, c)| (c.node, (e, *c)))
+            .collect()
+    }
+
+    /// The full-detail chunks shown.
+    fn chunks(&mut self) -> HashMap<ChunkCoord, (Entity, BiomeChunk)> {
+        self.nodes()
+            .into_iter()
+            .filter(|(node, _)| node.level == 0)
+            .map(|(node, value)| (ChunkCoord::new(node.x, node.z), value))
             .collect()
     }
 
@@ -143,23 +179,47 @@ impl Harness {
         self.app.world().resource::<BiomeWorldState>()
     }
 
-    fn circle(&self, center: Vec3) -> HashSet<ChunkCoord> {
-        let settings = self.app.world().resource::<BiomeWorldSettings>();
-        let c = ChunkCoord::containing(f64::from(center.x), f64::from(center.z), &settings.layout);
-        let r = self
-            .app
-            .world()
-            .resource::<BiomeWorldStreaming>()
-            .view_radius as i32;
+    /// Terrain entities whose area holds world point `(x, z)`.
+    fn holders(&mut self, x: f64, z: f64) -> usize {
+        let world = self.app.world_mut();
+        world
+            .query::<&BiomeChunk>()
+            .iter(world)
+            .filter(|c| NodeRect::of(c.node, &c.layout).contains([x, z]))
+            .count()
+    }
+
+    /// Chunks within `radius` of `center` (by their nearest point), as the planner counts.
+    fn disc(&self, center: Vec3, radius: f64) -> HashSet<ChunkCoord> {
+        let layout = *self.state().layout();
+        let (x, z) = (f64::from(center.x), f64::from(center.z));
+        let c = ChunkCoord::containing(x, z, &layout);
+        let r = (radius / layout.chunk_size()).ceil() as i32 + 2;
         let mut set = HashSet::new();
         for dz in -r..=r {
             for dx in -r..=r {
-                if dx * dx + dz * dz <= r * r {
-                    set.insert(ChunkCoord::new(c.x + dx, c.z + dz));
+                let coord = ChunkCoord::new(c.x + dx, c.z + dz);
+                if NodeRect::of(NodeCoord::chunk(coord), &layout).distance([x, z]) < radius {
+                    set.insert(coord);
                 }
             }
         }
         set
+    }
+
+    /// The chunks a full-detail view wants around `center`: the horizon and half the
+    /// hysteresis share more.
+    fn wanted(&self, center: Vec3) -> HashSet<ChunkCoord> {
+        let streaming = self.app.world().resource::<BiomeWorldStreaming>();
+        let reach = f64::from(streaming.horizon) * (1.0 + f64::from(streaming.hysteresis) / 2.0);
+        self.disc(center, reach)
+    }
+
+    /// The chunks a full-detail view keeps around `center` at most.
+    fn kept(&self, center: Vec3) -> HashSet<ChunkCoord> {
+        let streaming = self.app.world().resource::<BiomeWorldStreaming>();
+        let keep = f64::from(streaming.horizon) * (1.0 + f64::from(streaming.hysteresis));
+        self.disc(center, keep)
     }
 }
 
@@ -168,8 +228,9 @@ fn chunks_appear_within_the_radius_and_only_there() {
     let mut h = Harness::new(settings());
     h.run_until_idle();
     let loaded: HashSet<ChunkCoord> = h.chunks().keys().copied().collect();
-    assert_eq!(loaded, h.circle(Vec3::new(10.0, 0.0, 10.0)));
+    assert_eq!(loaded, h.wanted(Vec3::new(10.0, 0.0, 10.0)));
     assert_eq!(h.stats().loaded, loaded.len());
+    assert_eq!(h.nodes().len(), loaded.len(), "full detail: chunks only");
 }
 
 #[test]
@@ -180,7 +241,7 @@ fn chunks_are_requested_nearest_first() {
     let order: Vec<u64> = h
         .spawned_log
         .iter()
-        .map(|(_, m)| m.coord.distance_squared(center))
+        .map(|(_, m)| ChunkCoord::new(m.node.x, m.node.z).distance_squared(center))
         .collect();
     // With a budget of several tasks at once, a later chunk may land a little before a nearer one,
     // but the first chunk is the anchor's own and the far ring comes last.
@@ -198,14 +259,15 @@ fn chunks_are_requested_nearest_first() {
 fn each_chunk_is_announced_once() {
     let mut h = Harness::new(settings());
     h.run_until_idle();
-    let coords: Vec<ChunkCoord> = h.spawned_log.iter().map(|(_, m)| m.coord).collect();
-    let unique: HashSet<ChunkCoord> = coords.iter().copied().collect();
-    assert_eq!(coords.len(), unique.len(), "a chunk was announced twice");
-    assert_eq!(unique, h.circle(Vec3::new(10.0, 0.0, 10.0)));
+    let nodes: Vec<NodeCoord> = h.spawned_log.iter().map(|(_, m)| m.node).collect();
+    let unique: HashSet<NodeCoord> = nodes.iter().copied().collect();
+    assert_eq!(nodes.len(), unique.len(), "a chunk was announced twice");
+    assert_eq!(unique.len(), h.wanted(Vec3::new(10.0, 0.0, 10.0)).len());
     assert!(h.despawned_log.is_empty());
-    let chunks = h.chunks();
+    let shown = h.nodes();
     for (_, message) in &h.spawned_log {
-        assert_eq!(chunks[&message.coord].0, message.entity);
+        assert_eq!(shown[&message.node].0, message.entity);
+        assert_eq!(message.layout, settings().layout);
     }
 }
 
@@ -218,8 +280,16 @@ fn moving_the_anchor_despawns_the_old_ring_and_spawns_the_new() {
     h.move_anchor(target);
     h.run_until_idle();
     let after: HashSet<ChunkCoord> = h.chunks().keys().copied().collect();
-    assert_eq!(after, h.circle(target));
-    let gone: HashSet<ChunkCoord> = h.despawned_log.iter().map(|(_, m)| m.coord).collect();
+    assert!(after.is_superset(&h.wanted(target)));
+    assert!(
+        after.is_subset(&h.kept(target)),
+        "only the hysteresis ring stays"
+    );
+    let gone: HashSet<ChunkCoord> = h
+        .despawned_log
+        .iter()
+        .map(|(_, m)| ChunkCoord::new(m.node.x, m.node.z))
+        .collect();
     assert_eq!(
         gone,
         &before - &after,
@@ -253,7 +323,7 @@ fn hovering_at_a_border_does_not_churn() {
     );
     let new = h.spawned_log.len() - spawned_before;
     assert!(
-        new <= 7,
+        new <= 9,
         "only the newly entered column is built ({new} chunks)"
     );
 }
@@ -262,15 +332,15 @@ fn hovering_at_a_border_does_not_churn() {
 fn chunk_count_stays_bounded_on_a_long_flight() {
     let mut h = Harness::new(settings());
     let s = streaming();
-    let keep = i64::from(s.view_radius + s.despawn_hysteresis);
-    // Chunks within radius + hysteresis of a path segment: a generous bound on what may be alive.
-    let bound = ((2 * keep + 2) * (2 * keep + 2)) as usize;
+    // Chunks within the kept distance of a path segment: a generous bound on what may be alive.
+    let keep = f64::from(s.horizon * (1.0 + s.hysteresis)) / 64.0;
+    let bound = ((2.0 * keep + 4.0) * (2.0 * keep + 4.0)) as usize;
     let mut most = 0;
     for k in 0..1500 {
         let t = k as f32;
         h.move_anchor(Vec3::new(t * 6.0, 50.0, (t * 0.01).sin() * 300.0));
         h.step();
-        most = most.max(h.chunks().len());
+        most = most.max(h.nodes().len());
         assert!(h.stats().in_flight <= s.max_tasks);
     }
     assert!(most <= bound, "{most} chunks alive, bound {bound}");
@@ -286,15 +356,15 @@ fn a_teleport_of_a_million_units_works() {
     h.move_anchor(far);
     h.run_until_idle();
     let chunks: HashSet<ChunkCoord> = h.chunks().keys().copied().collect();
-    assert_eq!(chunks, h.circle(far));
+    assert_eq!(chunks, h.wanted(far));
     // Nothing near the origin was built after the jump.
-    let home = h.circle(Vec3::new(10.0, 0.0, 10.0));
+    let home = h.kept(Vec3::new(10.0, 0.0, 10.0));
     for (frame, message) in &h.spawned_log {
+        let coord = ChunkCoord::new(message.node.x, message.node.z);
         if *frame > teleport_frame + 1 {
             assert!(
-                !home.contains(&message.coord),
-                "stale chunk {:?} built after the teleport",
-                message.coord
+                !home.contains(&coord),
+                "stale chunk {coord:?} built after the teleport"
             );
         }
     }
@@ -321,20 +391,22 @@ fn positions(mesh: &Mesh) -> Vec<[f32; 3]> {
 }
 
 #[test]
-fn chunk_meshes_equal_the_core_build() {
-    let mut h = Harness::new(settings());
+fn node_meshes_equal_the_core_build_at_every_level() {
+    let mut h = Harness::with(settings(), lod_streaming());
     h.run_until_idle();
     let world = h.state().generator.clone();
     let layout = *h.state().layout();
-    let chunks = h.chunks();
-    for coord in [
-        ChunkCoord::new(0, 0),
-        ChunkCoord::new(-2, 1),
-        ChunkCoord::new(3, 0),
-    ] {
-        let (entity, _) = chunks[&coord];
-        let mesh = mesh_of(&mut h, entity);
-        let data = world.build_chunk(coord, &layout).unwrap();
+    let mut nodes: Vec<(NodeCoord, (Entity, BiomeChunk))> = h.nodes().into_iter().collect();
+    nodes.sort_by_key(|(node, _)| *node);
+    let levels: HashSet<u8> = nodes.iter().map(|(n, _)| n.level).collect();
+    assert!(levels.len() >= 4, "levels {levels:?}");
+    let cancel = AtomicBool::new(false);
+    // A few nodes of each level, stitched or not.
+    for (node, (entity, chunk)) in nodes.iter().step_by(7) {
+        let mesh = mesh_of(&mut h, *entity);
+        let data = world
+            .build_node(*node, &layout, chunk.stitch, &cancel)
+            .unwrap();
         assert_eq!(positions(&mesh), data.positions);
         match mesh.attribute(Mesh::ATTRIBUTE_NORMAL) {
             Some(VertexAttributeValues::Float32x3(n)) => assert_eq!(n, &data.normals),
@@ -350,18 +422,22 @@ fn chunk_meshes_equal_the_core_build() {
             None => panic!("no indices"),
         };
         assert_eq!(indices, data.indices);
-        let origin = coord.origin(&layout);
-        let transform = h.app.world().get::<Transform>(entity).unwrap();
+        let origin = node.origin(&layout);
+        let transform = h.app.world().get::<Transform>(*entity).unwrap();
         assert_eq!(
             transform.translation,
             Vec3::new(origin[0] as f32, 0.0, origin[1] as f32)
         );
-        let tree_count = h.app.world().get::<Children>(entity).map_or(0, |children| {
-            children
-                .iter()
-                .filter(|&c| h.app.world().get::<BiomeTree>(c).is_some())
-                .count()
-        });
+        let tree_count = h
+            .app
+            .world()
+            .get::<Children>(*entity)
+            .map_or(0, |children| {
+                children
+                    .iter()
+                    .filter(|&c| h.app.world().get::<BiomeTree>(c).is_some())
+                    .count()
+            });
         assert_eq!(tree_count, data.trees.len());
     }
 }
@@ -370,7 +446,7 @@ fn chunk_meshes_equal_the_core_build() {
 fn settings_change_regenerates_everything_without_blank_frames() {
     let mut h = Harness::new(settings());
     h.run_until_idle();
-    let view = h.circle(Vec3::new(10.0, 0.0, 10.0));
+    let view = h.wanted(Vec3::new(10.0, 0.0, 10.0));
     h.app
         .world_mut()
         .resource_mut::<BiomeWorldSettings>()
@@ -382,7 +458,7 @@ fn settings_change_regenerates_everything_without_blank_frames() {
         let shown: HashSet<ChunkCoord> = h.chunks().keys().copied().collect();
         assert!(view.is_subset(&shown), "a chunk in view went blank");
         h.stats().is_idle()
-            && h.chunks()
+            && h.nodes()
                 .values()
                 .all(|(_, c)| c.generation == h.state().generation)
     });
@@ -438,12 +514,7 @@ fn results_from_old_settings_are_never_applied() {
         .generator
         .seed = 2;
     h.step();
-    h.run_until(200_000, |h| {
-        h.stats().is_idle()
-            && h.chunks()
-                .values()
-                .all(|(_, c)| c.generation == h.state().generation)
-    });
+    h.run_until_current();
     // Every chunk entity ever spawned was built from the settings current when it appeared.
     for (built, current) in &h.spawned_generations {
         assert_eq!(
@@ -485,7 +556,7 @@ fn a_layout_change_replaces_chunks_once_the_view_is_filled() {
         assert!(world.get_entity(entity).is_err(), "old-layout chunk kept");
     }
     let loaded: HashSet<ChunkCoord> = h.chunks().keys().copied().collect();
-    assert_eq!(loaded, h.circle(Vec3::new(10.0, 0.0, 10.0)));
+    assert_eq!(loaded, h.wanted(Vec3::new(10.0, 0.0, 10.0)));
 }
 
 #[test]
@@ -518,10 +589,11 @@ fn failed_builds_are_reported_once_and_not_retried() {
     let mut failures = MessageCursor::<ChunkFailed>::default();
     {
         let mut state = h.app.world_mut().resource_mut::<BiomeWorldState>();
-        state.settings.layout.tile_size = 0.3;
+        // Not a multiple of 1/64: the core refuses it.
+        state.settings.layout.tile_size = 4.0 + 1.0 / 128.0;
         state.generation += 1;
     }
-    let wanted = h.circle(Vec3::new(10.0, 0.0, 10.0)).len();
+    let wanted = h.wanted(Vec3::new(10.0, 0.0, 10.0)).len();
     h.run_until(20_000, |h| {
         h.stats().failed == wanted && h.stats().in_flight == 0
     });
@@ -554,7 +626,7 @@ fn failed_builds_are_reported_once_and_not_retried() {
     h.run_until_idle();
     assert_eq!(h.stats().failed, 0);
     let loaded: HashSet<ChunkCoord> = h.chunks().keys().copied().collect();
-    assert_eq!(loaded, h.circle(Vec3::new(10.0, 0.0, 10.0)));
+    assert_eq!(loaded, h.wanted(Vec3::new(10.0, 0.0, 10.0)));
 }
 
 #[test]
@@ -622,16 +694,15 @@ fn queries_agree_with_mesh_heights() {
 }
 
 #[test]
-fn a_settings_change_after_moving_rebuilds_the_hysteresis_ring_too() {
+fn a_settings_change_after_moving_leaves_no_older_terrain() {
     let mut h = Harness::new(settings());
     h.run_until_idle();
     // One chunk east: the westmost column stays loaded in the hysteresis ring.
     let east = Vec3::new(10.0 + 64.0, 50.0, 10.0);
     h.move_anchor(east);
     h.run_until_idle();
-    let loaded = h.chunks().len();
     assert!(
-        loaded > h.circle(east).len(),
+        h.chunks().len() > h.wanted(east).len(),
         "the hysteresis ring holds chunks"
     );
     h.app
@@ -639,13 +710,9 @@ fn a_settings_change_after_moving_rebuilds_the_hysteresis_ring_too() {
         .resource_mut::<BiomeWorldSettings>()
         .generator
         .seed = 99;
-    h.run_until(200_000, |h| {
-        h.stats().is_idle()
-            && h.chunks()
-                .values()
-                .all(|(_, c)| c.generation == h.state().generation)
-    });
-    assert_eq!(h.chunks().len(), loaded);
+    h.run_until_current();
+    let loaded: HashSet<ChunkCoord> = h.chunks().keys().copied().collect();
+    assert_eq!(loaded, h.wanted(east), "the ring of older terrain went");
     assert_eq!(h.state().generation, 1);
 }
 
@@ -676,12 +743,7 @@ fn switching_trees_and_water_off_rebuilds_without_them() {
         settings.trees = false;
         settings.water = false;
     }
-    h.run_until(200_000, |h| {
-        h.stats().is_idle()
-            && h.chunks()
-                .values()
-                .all(|(_, c)| c.generation == h.state().generation)
-    });
+    h.run_until_current();
     assert_eq!(count(&mut h), (0, 0));
 }
 
@@ -709,4 +771,136 @@ fn settings_changed_at_startup_are_taken() {
             .unwrap()
             .positions
     );
+}
+
+/// Points the view must cover around `center`: the centre, and rings out to just inside the
+/// horizon.
+fn probes(center: Vec3, horizon: f64) -> Vec<[f64; 2]> {
+    let mut points = vec![[f64::from(center.x), f64::from(center.z)]];
+    for ring in [0.1, 0.3, 0.6, 0.97] {
+        for k in 0..16 {
+            let angle = f64::from(k) * std::f64::consts::TAU / 16.0 + ring;
+            let r = ring * horizon;
+            points.push([
+                f64::from(center.x) + r * angle.cos(),
+                f64::from(center.z) + r * angle.sin(),
+            ]);
+        }
+    }
+    points
+}
+
+/// A long flight over levels of detail, with teleports and settings changes: once the view has
+/// filled, every probe within the horizon is covered by a terrain entity in every frame, the
+/// entity count stays bounded, and nothing built from older settings is applied.
+#[test]
+fn a_long_flight_over_levels_of_detail_never_shows_a_hole() {
+    let streaming = lod_streaming();
+    let mut h = Harness::with(settings(), streaming.clone());
+    h.run_until_idle();
+    let horizon = f64::from(streaming.horizon);
+    let estimate = streaming.lod(settings().layout).node_estimate() as usize;
+    let (mut most, mut checked) = (0, 0);
+    let mut position = Vec3::new(10.0, 50.0, 10.0);
+    for k in 0..1200u32 {
+        match k {
+            300 | 900 => {
+                // A teleport: the new view fills from nothing first.
+                position += Vec3::new(250_000.0, 0.0, -40_000.0);
+                h.move_anchor(position);
+                h.run_until_idle();
+            }
+            500 => {
+                h.app
+                    .world_mut()
+                    .resource_mut::<BiomeWorldSettings>()
+                    .generator
+                    .seed = 31;
+            }
+            700 => {
+                h.app
+                    .world_mut()
+                    .resource_mut::<BiomeWorldSettings>()
+                    .layout
+                    .tiles = 8;
+            }
+            _ => {}
+        }
+        position += Vec3::new(5.0, 0.0, 2.0 * (f32::from(k as u16) * 0.01).cos());
+        h.move_anchor(position);
+        h.step();
+        std::thread::yield_now();
+        for p in probes(position, horizon) {
+            assert!(
+                h.holders(p[0], p[1]) >= 1,
+                "frame {k}: {p:?} uncovered, anchor at {position}: {:?}",
+                h.stats()
+            );
+            checked += 1;
+        }
+        most = most.max(h.nodes().len());
+    }
+    assert!(checked > 50_000);
+    assert!(
+        most <= 2 * estimate,
+        "{most} terrain entities, estimate {estimate}"
+    );
+    for (built, current) in &h.spawned_generations {
+        assert_eq!(built, current, "a node built from old settings was applied");
+    }
+    assert_eq!(h.state().generation, 2);
+    h.run_until_current();
+    let levels = &h.stats().loaded_per_level;
+    assert!(
+        levels.len() >= 4 && levels.iter().all(|&n| n > 0),
+        "{levels:?}"
+    );
+}
+
+#[test]
+fn a_node_game_code_despawns_is_built_again() {
+    let mut h = Harness::with(settings(), lod_streaming());
+    h.run_until_idle();
+    let nodes = h.nodes();
+    let (entity, chunk) = nodes[&NodeCoord::new(0, 0, 0)];
+    h.app.world_mut().entity_mut(entity).despawn();
+    h.run_until_idle();
+    let again = h.nodes()[&NodeCoord::new(0, 0, 0)];
+    assert_ne!(again.0, entity);
+    assert_eq!(again.1, chunk);
+    assert!(
+        h.despawned_log.iter().any(|(_, m)| m.entity == entity),
+        "its despawn is announced"
+    );
+}
+
+/// Terrain of an older layout is retired by coverage and distance even while the anchor keeps
+/// moving, not only once the streamer is idle.
+#[test]
+fn older_layouts_go_while_the_anchor_moves() {
+    let mut h = Harness::with(settings(), lod_streaming());
+    h.run_until_idle();
+    h.app
+        .world_mut()
+        .resource_mut::<BiomeWorldSettings>()
+        .layout
+        .tiles = 8;
+    let mut position = Vec3::new(10.0, 50.0, 10.0);
+    let mut gone_at = None;
+    for k in 0..3000 {
+        position.x += 3.0;
+        h.move_anchor(position);
+        h.step();
+        std::thread::yield_now();
+        let old = h
+            .nodes()
+            .values()
+            .filter(|(_, c)| c.layout.tiles == 16)
+            .count();
+        if old == 0 {
+            gone_at = Some(k);
+            break;
+        }
+    }
+    assert!(gone_at.is_some(), "old-layout terrain kept while moving");
 }

@@ -1,18 +1,23 @@
-//! Headless streaming benchmark: the plugin under `MinimalPlugins` (no renderer), the default
-//! world at view radius 12.
+//! Headless streaming benchmark: the plugin under `MinimalPlugins` (no renderer) with the default
+//! world, in two configurations in the same run: the first release's view (full-detail chunks
+//! within 12 chunks, 1.5 km) and the level-of-detail default (an 8 km horizon).
 //!
 //! `cargo bench -p biome_benches --bench streaming` (Bevy's default task pools), or with
 //! `-- --background` to run the chunk builders at background priority
 //! (`bevy_biome_world::background_async_compute`).
 //!
-//! 1. Fill: from an empty world, frames run back to back until every chunk in view is built and
-//!    applied. Reports the wall time, chunks built per second and memory per loaded chunk.
-//! 2. Flight: an anchor flies at 100 world units per second, frames paced at 60 Hz of real time.
+//! For each configuration:
+//! 1. Fill: from an empty world, frames run back to back until every node in view is built and
+//!    applied. Reports the wall time, the terrain entities, triangles and mesh memory, and the
+//!    tree entities.
+//! 2. Flights at 100 and at 300 world units per second, frames paced at 60 Hz of real time.
 //!    Reports the main-thread time the plugin takes each frame (median, p99, max): the `Update`
 //!    schedule, which holds the plugin's systems and applies their commands (spawns and
 //!    despawns), timed from a system that runs first in it to one that runs first in
-//!    `PostUpdate`. The whole `App::update`, which adds Bevy's own per-frame work, is shown
-//!    beside it, and so is an empty app's for reference.
+//!    `PostUpdate`.
+//!
+//! It ends with a table and one `RESULT {json}` line per configuration, and the planner's cost
+//! for 32 anchors with full detail to 16 chunks.
 
 use std::time::{Duration, Instant};
 
@@ -20,17 +25,10 @@ use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use bevy_biome_world::background_async_compute;
 use bevy_biome_world::prelude::*;
+use bevy_biome_world::streaming::ChunkPlanner;
 
 const FRAME: Duration = Duration::from_nanos(16_666_667);
-const SPEED: f32 = 100.0;
-const FLIGHT_SECONDS: u32 = 30;
-
-/// Resident memory of this process, bytes (Linux), if it can be read.
-fn resident_bytes() -> Option<u64> {
-    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
-    let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
-    Some(pages * 4096)
-}
+const FLIGHT_SECONDS: u32 = 20;
 
 fn percentile(sorted: &[f64], p: f64) -> f64 {
     sorted[((sorted.len() - 1) as f64 * p).round() as usize]
@@ -53,41 +51,28 @@ fn stop_update_timer(mut timer: ResMut<UpdateTime>) {
     }
 }
 
-fn summary(name: &str, times: &mut [f64]) {
-    times.sort_by(f64::total_cmp);
-    println!(
-        "  {name}: median {:.3} ms, p99 {:.3} ms, max {:.3} ms",
-        percentile(times, 0.5),
-        percentile(times, 0.99),
-        percentile(times, 1.0)
-    );
+/// Median, p99 and max of the plugin's time in a flight, milliseconds.
+struct Flight {
+    median_ms: f64,
+    p99_ms: f64,
+    max_ms: f64,
+    built: u64,
 }
 
-/// An app with only the plugins the benchmark's app has besides the world, for the baseline.
-fn empty_frame_ms() -> Vec<f64> {
-    let mut app = App::new();
-    app.add_plugins((MinimalPlugins, AssetPlugin::default(), TransformPlugin));
-    app.finish();
-    app.cleanup();
-    (0..600)
-        .map(|_| {
-            let deadline = Instant::now() + FRAME;
-            let t = Instant::now();
-            app.update();
-            let ms = t.elapsed().as_secs_f64() * 1000.0;
-            if let Some(rest) = deadline.checked_duration_since(Instant::now()) {
-                std::thread::sleep(rest);
-            }
-            ms
-        })
-        .collect()
+struct Outcome {
+    name: &'static str,
+    horizon_m: f32,
+    terrain_entities: usize,
+    per_level: Vec<usize>,
+    triangles: usize,
+    tree_entities: usize,
+    mesh_mib: f64,
+    fill_s: f64,
+    flights: Vec<(f32, Flight)>,
 }
 
-fn main() {
+fn app_with(streaming: BiomeWorldStreaming, background: bool) -> (App, Entity) {
     let mut app = App::new();
-    // `-- --background` runs the chunk builders at background priority (see
-    // `background_async_compute`); by default the pool is Bevy's own.
-    let background = std::env::args().any(|arg| arg == "--background");
     let mut task_pools = TaskPoolOptions::default();
     if background {
         task_pools.async_compute = background_async_compute(0.25, 4);
@@ -100,10 +85,7 @@ fn main() {
         TransformPlugin,
     ))
     .insert_resource(TimeUpdateStrategy::ManualDuration(FRAME))
-    .insert_resource(BiomeWorldStreaming {
-        view_radius: 12,
-        ..default()
-    })
+    .insert_resource(streaming)
     .add_plugins(BiomeWorldPlugin)
     .init_resource::<UpdateTime>()
     .add_systems(
@@ -120,109 +102,183 @@ fn main() {
         .world_mut()
         .spawn((BiomeWorldAnchor, Transform::from_xyz(0.0, 80.0, 0.0)))
         .id();
-    let threads = bevy::tasks::AsyncComputeTaskPool::get().thread_num();
-    let memory_before = resident_bytes();
+    (app, anchor)
+}
 
-    // Fill from empty.
-    let started = Instant::now();
-    let mut frames = 0u32;
+fn run_until_idle(app: &mut App) {
     let mut idle = 0;
-    let mut fill_frame_ms = Vec::new();
-    let mut fill_plugin_ms = Vec::new();
     while idle < 2 {
-        let t = Instant::now();
         app.update();
-        fill_frame_ms.push(t.elapsed().as_secs_f64() * 1000.0);
-        fill_plugin_ms.push(app.world().resource::<UpdateTime>().ms);
-        frames += 1;
         let stats = app.world().resource::<BiomeWorldStats>();
         idle = if stats.is_idle() && stats.loaded > 0 {
             idle + 1
         } else {
             0
         };
-        std::thread::yield_now();
     }
-    let fill = started.elapsed();
-    let stats = app.world().resource::<BiomeWorldStats>().clone();
-    let memory_after = resident_bytes();
+}
 
-    println!(
-        "bevy_biome_world streaming benchmark (headless, release, view radius 12, {threads} async compute thread(s){})",
-        if background {
-            " at background priority"
-        } else {
-            ""
-        }
-    );
-    println!();
-    println!(
-        "fill from empty: {} chunks in {:.2} s ({frames} frames)",
-        stats.loaded,
-        fill.as_secs_f64()
-    );
-    println!(
-        "  chunks built per second: {:.0}",
-        stats.applied_total as f64 / fill.as_secs_f64()
-    );
-    println!(
-        "  chunk build time: mean {:.2} ms, p99 {:.2} ms (on the compute pool)",
-        stats.mean_build_ms(),
-        stats.p99_build_ms()
-    );
-    println!("  main thread per frame while filling (frames back to back):");
-    summary("plugin (Update schedule)", &mut fill_plugin_ms);
-    summary("whole App::update", &mut fill_frame_ms);
-    println!(
-        "  per loaded chunk: terrain mesh {:.1} KiB, {:.1} trees",
-        stats.mesh_bytes_per_chunk as f64 / 1024.0,
-        stats.trees_per_chunk
-    );
-    if let (Some(before), Some(after)) = (memory_before, memory_after) {
-        println!(
-            "  resident memory per loaded chunk: {:.1} KiB (process grew {:.1} MiB)",
-            after.saturating_sub(before) as f64 / 1024.0 / stats.loaded as f64,
-            after.saturating_sub(before) as f64 / 1024.0 / 1024.0
-        );
-    }
-
-    // Fly, paced at 60 Hz.
-    let mut frame_ms = Vec::new();
+fn fly(app: &mut App, anchor: Entity, speed: f32) -> Flight {
     let mut plugin_ms = Vec::new();
-    let applied_before = stats.applied_total;
-    let flight_started = Instant::now();
-    let mut most_loaded = 0;
+    let applied_before = app.world().resource::<BiomeWorldStats>().applied_total;
+    let start = app
+        .world()
+        .get::<Transform>(anchor)
+        .expect("anchor")
+        .translation;
     for frame in 0..FLIGHT_SECONDS * 60 {
         let deadline = Instant::now() + FRAME;
-        let x = SPEED * (frame + 1) as f32 / 60.0;
         app.world_mut()
             .get_mut::<Transform>(anchor)
             .expect("the anchor exists")
             .translation
-            .x = x;
-        let t = Instant::now();
+            .x = start.x + speed * (frame + 1) as f32 / 60.0;
         app.update();
-        frame_ms.push(t.elapsed().as_secs_f64() * 1000.0);
         plugin_ms.push(app.world().resource::<UpdateTime>().ms);
-        most_loaded = most_loaded.max(app.world().resource::<BiomeWorldStats>().loaded);
         if let Some(rest) = deadline.checked_duration_since(Instant::now()) {
             std::thread::sleep(rest);
         }
     }
-    let flight = flight_started.elapsed();
-    let stats = app.world().resource::<BiomeWorldStats>();
-    println!();
+    plugin_ms.sort_by(f64::total_cmp);
+    Flight {
+        median_ms: percentile(&plugin_ms, 0.5),
+        p99_ms: percentile(&plugin_ms, 0.99),
+        max_ms: percentile(&plugin_ms, 1.0),
+        built: app.world().resource::<BiomeWorldStats>().applied_total - applied_before,
+    }
+}
+
+fn measure(name: &'static str, streaming: BiomeWorldStreaming, background: bool) -> Outcome {
+    let horizon_m = streaming.horizon;
+    let (mut app, anchor) = app_with(streaming, background);
+    let started = Instant::now();
+    run_until_idle(&mut app);
+    let fill_s = started.elapsed().as_secs_f64();
+    let stats = app.world().resource::<BiomeWorldStats>().clone();
+    let mut flights = Vec::new();
+    for speed in [100.0, 300.0] {
+        flights.push((speed, fly(&mut app, anchor, speed)));
+    }
+    Outcome {
+        name,
+        horizon_m,
+        terrain_entities: stats.loaded,
+        per_level: stats.loaded_per_level.clone(),
+        triangles: stats.triangles,
+        tree_entities: stats.trees,
+        mesh_mib: stats.mesh_bytes as f64 / f64::from(1u32 << 20),
+        fill_s,
+        flights,
+    }
+}
+
+/// The planner alone: 32 anchors spread over 20 km, full detail to 16 chunks, each moving a
+/// little every call. Returns the mean and the max time per update, milliseconds.
+fn planner_cost() -> (f64, f64, usize) {
+    let settings = BiomeWorldSettings::default();
+    let config = BiomeWorldStreaming::full_detail(16.0 * settings.layout.chunk_size() as f32)
+        .lod(settings.layout);
+    let mut anchors: Vec<[f64; 2]> = (0..32)
+        .map(|k| {
+            let a = f64::from(k) * 2.4;
+            [a.cos() * 10_000.0, a.sin() * 10_000.0]
+        })
+        .collect();
+    let mut planner = ChunkPlanner::default();
+    let (mut total, mut most) = (0.0, 0.0f64);
+    let rounds = 200;
+    for _ in 0..rounds {
+        for a in &mut anchors {
+            a[0] += 5.0;
+        }
+        let t = Instant::now();
+        let keys = planner.update(&anchors, &config, 0).build.clone();
+        for key in keys {
+            planner.shown(key);
+        }
+        let ms = t.elapsed().as_secs_f64() * 1000.0;
+        total += ms;
+        most = most.max(ms);
+    }
+    (total / f64::from(rounds), most, planner.wanted().len())
+}
+
+fn main() {
+    let background = std::env::args().any(|arg| arg == "--background");
+    let threads = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+    let chunk = BiomeWorldSettings::default().layout.chunk_size() as f32;
+    let outcomes = [
+        // The first release kept 12 chunks plus 2 of hysteresis: a twelfth of the horizon
+        // ahead, a sixth behind.
+        measure(
+            "radius-12 full detail",
+            BiomeWorldStreaming {
+                hysteresis: 1.0 / 6.0,
+                ..BiomeWorldStreaming::full_detail(12.0 * chunk)
+            },
+            background,
+        ),
+        measure("lod default", BiomeWorldStreaming::default(), background),
+    ];
+    println!("streaming benchmark, {threads} cores, background builders: {background}");
     println!(
-        "flight at {SPEED} units/s for {FLIGHT_SECONDS} s ({} frames at 60 Hz): {} chunks built, at most {most_loaded} loaded",
-        frame_ms.len(),
-        stats.applied_total - applied_before
+        "{:<22} {:>9} {:>9} {:>10} {:>7} {:>8} {:>7} {:>16} {:>16}",
+        "config",
+        "horizon",
+        "entities",
+        "triangles",
+        "trees",
+        "mesh",
+        "fill",
+        "plugin @100 u/s",
+        "plugin @300 u/s"
     );
-    println!("  main thread per frame:");
-    summary("plugin (Update schedule)", &mut plugin_ms);
-    summary("whole App::update", &mut frame_ms);
-    summary(
-        "empty app's App::update, for reference",
-        &mut empty_frame_ms(),
+    for o in &outcomes {
+        let flight = |k: usize| {
+            let f = &o.flights[k].1;
+            format!("{:.2}/{:.2}/{:.2}", f.median_ms, f.p99_ms, f.max_ms)
+        };
+        println!(
+            "{:<22} {:>7.0} m {:>9} {:>9.2}M {:>7} {:>4.0} MiB {:>5.2} s {:>16} {:>16}",
+            o.name,
+            o.horizon_m,
+            o.terrain_entities,
+            o.triangles as f64 / 1e6,
+            o.tree_entities,
+            o.mesh_mib,
+            o.fill_s,
+            flight(0),
+            flight(1)
+        );
+    }
+    println!("(plugin main-thread time per frame: median/p99/max ms)");
+    for o in &outcomes {
+        println!(
+            "{}: entities per level {:?}; nodes built in flight: {} at 100 u/s, {} at 300 u/s",
+            o.name, o.per_level, o.flights[0].1.built, o.flights[1].1.built
+        );
+    }
+    let (mean, most, nodes) = planner_cost();
+    println!(
+        "planner, 32 anchors with full detail to 16 chunks ({nodes} chunks): {mean:.3} ms per \
+         update on average, {most:.3} ms at most"
     );
-    println!("  (flight wall time {:.1} s)", flight.as_secs_f64());
+    for o in &outcomes {
+        println!(
+            "RESULT {{\"config\": \"{}\", \"horizon_m\": {}, \"triangles\": {}, \
+             \"terrain_entities\": {}, \"tree_entities\": {}, \"mesh_mib\": {:.1}, \
+             \"fill_s\": {:.3}, \"flight_100_p99_ms\": {:.3}, \"flight_300_p99_ms\": {:.3}, \
+             \"flight_300_max_ms\": {:.3}}}",
+            o.name,
+            o.horizon_m,
+            o.triangles,
+            o.terrain_entities,
+            o.tree_entities,
+            o.mesh_mib,
+            o.fill_s,
+            o.flights[0].1.p99_ms,
+            o.flights[1].1.p99_ms,
+            o.flights[1].1.max_ms
+        );
+    }
 }

@@ -3,15 +3,23 @@
 
 use bevy::asset::RenderAssetUsages;
 use bevy::mesh::{Indices, Mesh, PrimitiveTopology};
+use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
-use biome_core::{ChunkCoord, ChunkData, ChunkLayout};
+use biome_core::{ChunkData, ChunkLayout, NodeCoord, Stitch};
 
-/// A streamed chunk of terrain. Its entity carries the terrain mesh; trees and water are children.
-#[derive(Component, Reflect, Clone, Copy, Debug, PartialEq, Eq)]
+/// A streamed terrain node: a chunk (level 0) or a coarser node covering 2^level × 2^level
+/// chunks with the same tile count. Its entity carries the terrain mesh; trees and water are
+/// children.
+#[derive(Component, Reflect, Clone, Copy, Debug, PartialEq)]
 #[reflect(Component, Debug, Clone, PartialEq)]
 pub struct BiomeChunk {
-    /// Where the chunk sits on the chunk grid.
-    pub coord: ChunkCoord,
+    /// Where the node sits in the quadtree of `layout`'s chunks.
+    pub node: NodeCoord,
+    /// The layout it was built with.
+    pub layout: ChunkLayout,
+    /// The sides and corners that follow a coarser neighbour's edge
+    /// ([`biome_core::WorldGenerator::build_node`] builds the same mesh from these).
+    pub stitch: Stitch,
     /// The settings generation it was built from (see [`crate::BiomeWorldState::generation`]).
     pub generation: u64,
 }
@@ -21,7 +29,7 @@ pub struct BiomeChunk {
 #[reflect(Component, Default, Debug, Clone)]
 pub struct BiomeWater;
 
-/// Materials shared by every chunk, and the water quad of the current layout.
+/// Materials shared by every terrain node, and the water quads of the node widths in use.
 #[derive(Resource, Reflect, Clone, Debug)]
 #[reflect(Resource, Debug, Clone)]
 pub struct ChunkAssets {
@@ -29,24 +37,9 @@ pub struct ChunkAssets {
     pub terrain: Handle<StandardMaterial>,
     /// Translucent water.
     pub water: Handle<StandardMaterial>,
+    /// Water quads by width (one per level of detail in use).
     #[reflect(ignore, clone)]
-    water_quad: Option<(ChunkLayoutKey, Handle<Mesh>)>,
-}
-
-/// Chunk layouts compared by value for the water-quad cache (`f64` is not `Eq`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct ChunkLayoutKey {
-    tiles: u32,
-    tile_size: u64,
-}
-
-impl From<&ChunkLayout> for ChunkLayoutKey {
-    fn from(layout: &ChunkLayout) -> Self {
-        Self {
-            tiles: layout.tiles,
-            tile_size: layout.tile_size.to_bits(),
-        }
-    }
+    water_quads: HashMap<u64, Handle<Mesh>>,
 }
 
 impl ChunkAssets {
@@ -64,23 +57,16 @@ impl ChunkAssets {
                 reflectance: 0.6,
                 ..default()
             }),
-            water_quad: None,
+            water_quads: HashMap::default(),
         }
     }
 
-    /// The water quad covering one chunk of `layout` at sea level, shared by every chunk.
-    pub(crate) fn water_quad(
-        &mut self,
-        layout: &ChunkLayout,
-        meshes: &mut Assets<Mesh>,
-    ) -> Handle<Mesh> {
-        let key = ChunkLayoutKey::from(layout);
-        if let Some((cached, handle)) = &self.water_quad
-            && *cached == key
-        {
+    /// The water quad `size` wide at sea level, shared by every node of that width.
+    pub(crate) fn water_quad(&mut self, size: f32, meshes: &mut Assets<Mesh>) -> Handle<Mesh> {
+        let key = u64::from(size.to_bits());
+        if let Some(handle) = self.water_quads.get(&key) {
             return handle.clone();
         }
-        let size = layout.chunk_size() as f32;
         let mesh = Mesh::new(
             PrimitiveTopology::TriangleList,
             RenderAssetUsages::RENDER_WORLD,
@@ -101,7 +87,7 @@ impl ChunkAssets {
         )
         .with_inserted_indices(Indices::U16(vec![0, 2, 1, 1, 2, 3]));
         let handle = meshes.add(mesh);
-        self.water_quad = Some((key, handle.clone()));
+        self.water_quads.insert(key, handle.clone());
         handle
     }
 }

@@ -287,9 +287,9 @@ mod tests {
     fn without_a_delay_every_change_goes_at_once() {
         let streaming = BiomeWorldStreaming::default();
         let mut editor = Debounced::new(&streaming, 0.0);
-        editor.draft.view_radius = 5;
+        editor.draft.max_tasks = 5;
         let now = editor.update(&streaming, 0.0).expect("at once");
-        assert_eq!(now.view_radius, 5);
+        assert_eq!(now.max_tasks, 5);
     }
 
     #[test]
@@ -317,16 +317,16 @@ mod tests {
     fn edits_made_while_an_apply_is_in_flight_are_kept() {
         let mut streaming = BiomeWorldStreaming::default();
         let mut editor = Debounced::new(&streaming, 0.0);
-        editor.draft.view_radius = 5;
+        editor.draft.max_tasks = 5;
         streaming = editor.update(&streaming, 0.0).expect("applies at once");
         // The slider moves on before the game has taken the first value in.
-        editor.draft.view_radius = 6;
+        editor.draft.max_tasks = 6;
         streaming = editor
             .update(&streaming, 0.016)
             .expect("and the next value too");
-        assert_eq!(streaming.view_radius, 6);
+        assert_eq!(streaming.max_tasks, 6);
         assert_eq!(editor.update(&streaming, 0.032), None);
-        assert_eq!(editor.draft.view_radius, 6);
+        assert_eq!(editor.draft.max_tasks, 6);
     }
 
     #[test]

@@ -154,7 +154,8 @@ fn refresh_view(
     if view.task.is_some() || !window.open {
         return;
     }
-    let span = 2.0 * f64::from(state.streaming.view_radius) * state.layout().chunk_size();
+    // The land around the camera, not the whole horizon: a minimap of 16 km would show no detail.
+    let span = 2.0 * f64::from(state.streaming.horizon.min(MINIMAP_REACH));
     let center = [f64::from(position.x), f64::from(position.z)];
     let stale = view.snapshot.as_ref().is_none_or(|s| {
         let moved = ((s.center[0] - center[0]).powi(2) + (s.center[1] - center[1]).powi(2)).sqrt();
@@ -169,6 +170,9 @@ fn refresh_view(
         );
     }
 }
+
+/// How far from the camera the minimap and the site gizmos reach at most, world units.
+const MINIMAP_REACH: f32 = 1536.0;
 
 /// Where each region's gizmo stands, and its colour.
 type SiteMarks = HashMap<RegionId, (Vec3, Color)>;
@@ -199,7 +203,7 @@ fn draw_sites(
     let generator = &state.generator;
     let grid = generator.regions();
     let p = anchor.translation();
-    let reach = f64::from(state.streaming.view_radius) * state.layout().chunk_size() / 2.0;
+    let reach = f64::from(state.streaming.horizon.min(MINIMAP_REACH)) / 2.0;
     let home = grid.cell_of(f64::from(p.x), f64::from(p.z));
     let cells = ((reach / grid.cell_size()).ceil() as i64).min(MAX_CELLS);
     for dz in -cells..=cells {
@@ -314,11 +318,11 @@ mod tests {
         for k in 0..30 {
             let mut draft = app.world_mut().resource_mut::<PanelDraft>();
             draft.generator().regions.jitter = 0.3 + f64::from(k) * 0.01;
-            draft.streaming.draft.view_radius = 4 + k;
+            draft.streaming.draft.max_tasks = 4 + k as usize;
             app.update();
             let state = app.world().resource::<BiomeWorldState>();
             assert_eq!(state.generation, 0, "rebuilt mid-drag at frame {k}");
-            assert_eq!(state.streaming.view_radius, 4 + k, "streaming waits");
+            assert_eq!(state.streaming.max_tasks, 4 + k as usize, "streaming waits");
         }
         for _ in 0..40 {
             app.update();

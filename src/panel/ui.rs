@@ -291,7 +291,7 @@ fn minimap(ui: &mut egui::Ui, panel: &Panel<'_>) {
 fn stats(ui: &mut egui::Ui, view: &PanelView, shown: &Shown<'_>) {
     let s = shown.stats;
     egui::Grid::new("stats").num_columns(2).show(ui, |ui| {
-        ui.label("Chunks loaded");
+        ui.label("Terrain nodes");
         ui.label(format!(
             "{} ({} in flight, {} queued)",
             s.loaded,
@@ -299,7 +299,24 @@ fn stats(ui: &mut egui::Ui, view: &PanelView, shown: &Shown<'_>) {
             s.queued + s.ready
         ));
         ui.end_row();
-        ui.label("Chunk build");
+        ui.label("Per level");
+        ui.label(
+            s.loaded_per_level
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(" · "),
+        );
+        ui.end_row();
+        ui.label("Drawn");
+        ui.label(format!(
+            "{:.2} M triangles, {:.0} MiB, {} trees",
+            s.triangles as f64 / 1e6,
+            s.mesh_bytes as f64 / f64::from(1u32 << 20),
+            s.trees
+        ));
+        ui.end_row();
+        ui.label("Node build");
         ui.label(format!(
             "mean {:.2} ms, p99 {:.2} ms",
             s.mean_build_ms(),
@@ -719,17 +736,25 @@ fn surface_section(ui: &mut egui::Ui, world: &mut WorldSettings) {
 
 fn streaming_section(ui: &mut egui::Ui, draft: &mut PanelDraft) {
     let streaming = &mut draft.streaming.draft;
-    slider_u32(
-        ui,
-        &mut streaming.view_radius,
-        BiomeWorldStreaming::VIEW_RADIUS,
-        "view radius (chunks)",
+    ui.add(
+        egui::Slider::new(&mut streaming.horizon, BiomeWorldStreaming::HORIZON)
+            .clamping(CLAMP_EDITS)
+            .logarithmic(true)
+            .text("horizon (u)"),
     );
-    slider_u32(
-        ui,
-        &mut streaming.despawn_hysteresis,
-        BiomeWorldStreaming::DESPAWN_HYSTERESIS,
-        "despawn hysteresis (chunks)",
+    ui.add(
+        egui::Slider::new(
+            &mut streaming.detail_radius,
+            BiomeWorldStreaming::DETAIL_RADIUS,
+        )
+        .clamping(CLAMP_EDITS)
+        .logarithmic(true)
+        .text("full detail within (u)"),
+    );
+    ui.add(
+        egui::Slider::new(&mut streaming.hysteresis, BiomeWorldStreaming::HYSTERESIS)
+            .clamping(CLAMP_EDITS)
+            .text("level hysteresis"),
     );
     ui.add(
         egui::Slider::new(&mut streaming.max_tasks, BiomeWorldStreaming::MAX_TASKS)

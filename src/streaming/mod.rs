@@ -1,9 +1,10 @@
-//! Streaming: chunks within the view radius of every [`BiomeWorldAnchor`] are built nearest-first
-//! on the async compute pool, applied as entities within a main-thread time budget, replaced
-//! in place when the settings change, and despawned (their tasks dropped) beyond the radius plus
-//! the hysteresis.
+//! Streaming: the [`ChunkPlanner`] says which level-of-detail nodes should exist around every
+//! [`BiomeWorldAnchor`]; these systems feed it the anchors, build what it asks for on the async
+//! compute pool (most urgent first; a build it no longer wants is dropped, which cancels it),
+//! turn finished builds into entities within a main-thread time budget, and despawn what it
+//! retires once the nodes replacing it are shown.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -13,46 +14,60 @@ use bevy::platform::time::Instant;
 use bevy::prelude::*;
 use bevy::tasks::futures::check_ready;
 use bevy::tasks::{AsyncComputeTaskPool, Task};
-use biome_core::{ChunkCoord, ChunkError, ChunkLayout, TreeInstance};
+use biome_core::{ChunkError, ChunkLayout, NodeCoord, TreeInstance};
 
 use crate::chunk::{BiomeChunk, BiomeWater, ChunkAssets, chunk_mesh, mesh_bytes};
 use crate::scatter::TreeAssets;
 use crate::world::{BiomeWorldState, ChunkMeshOptions};
 
-/// Chunks stream around every entity with this component (usually the camera). Several anchors
-/// (split screen, a far-away quest marker) each keep their own circle of chunks loaded.
+pub mod planner;
+
+pub use planner::{BuildKey, ChunkPlanner, LodConfig, NodeRect, Plan};
+
+/// Terrain streams around every entity with this component (usually the camera). Several
+/// anchors (split screen, a far-away quest marker) each get their own view out to the horizon.
 #[derive(Component, Reflect, Clone, Copy, Debug, Default)]
 #[reflect(Component, Default, Debug, Clone)]
 pub struct BiomeWorldAnchor;
 
-/// A chunk entity appeared: built for the first time, or rebuilt after a settings change (the
-/// old entity's [`ChunkDespawned`] comes first, in the same frame).
-#[derive(Message, Reflect, Clone, Copy, Debug, PartialEq, Eq)]
+/// A terrain entity appeared: a node built for the first time, at another level or stitch, or
+/// rebuilt after a settings change. The entity it replaces (if any) stays until this one and its
+/// neighbours cover its area; its [`ChunkDespawned`] comes then.
+#[derive(Message, Reflect, Clone, Copy, Debug, PartialEq)]
 #[reflect(Debug, Clone, PartialEq)]
 pub struct ChunkSpawned {
-    /// The chunk.
-    pub coord: ChunkCoord,
-    /// Its new entity.
+    /// The node: a chunk at level 0, 2^level × 2^level chunks above.
+    pub node: NodeCoord,
+    /// The layout the node's coordinates are in.
+    pub layout: ChunkLayout,
+    /// Its entity, which carries a [`BiomeChunk`].
     pub entity: Entity,
 }
 
-/// A chunk entity went away: out of range, replaced by a rebuild, or retired by a layout change.
-#[derive(Message, Reflect, Clone, Copy, Debug, PartialEq, Eq)]
+/// A terrain entity went away: past the horizon, replaced (by another level, stitch, settings or
+/// layout), or despawned by game code (the node is then built again if it is still wanted). The
+/// entity is the key; `node` and `layout` say which area it covered.
+#[derive(Message, Reflect, Clone, Copy, Debug, PartialEq)]
 #[reflect(Debug, Clone, PartialEq)]
 pub struct ChunkDespawned {
-    /// The chunk.
-    pub coord: ChunkCoord,
+    /// The node it showed.
+    pub node: NodeCoord,
+    /// The layout the node's coordinates are in.
+    pub layout: ChunkLayout,
     /// The entity that was despawned.
     pub entity: Entity,
 }
 
-/// A chunk build failed (the core refused it or panicked): the chunk stays empty, or keeps its
-/// older mesh, until the settings change. The game keeps running; the failure is also logged.
-#[derive(Message, Reflect, Clone, Debug, PartialEq, Eq)]
+/// A node's build failed (the core refused it or panicked): the area keeps what covered it
+/// before, if anything, until the settings change. The game keeps running; the failure is also
+/// logged.
+#[derive(Message, Reflect, Clone, Debug, PartialEq)]
 #[reflect(Debug, Clone, PartialEq)]
 pub struct ChunkFailed {
-    /// The chunk.
-    pub coord: ChunkCoord,
+    /// The node.
+    pub node: NodeCoord,
+    /// The layout the node's coordinates are in.
+    pub layout: ChunkLayout,
     /// Why, as the error or the panic said it.
     pub reason: String,
 }
@@ -61,39 +76,39 @@ pub struct ChunkFailed {
 #[derive(Resource, Reflect, Clone, Debug, Default)]
 #[reflect(Resource, Default, Debug, Clone)]
 pub struct BiomeWorldStats {
-    /// Chunk entities alive (current layout).
+    /// Terrain entities alive.
     pub loaded: usize,
-    /// Chunks being built on the async compute pool.
+    /// Terrain entities alive per level of detail (index 0: full-detail chunks).
+    pub loaded_per_level: Vec<usize>,
+    /// Nodes being built on the async compute pool.
     pub in_flight: usize,
-    /// Chunks waiting for a task, nearest first.
+    /// Nodes wanted and waiting for a task.
     pub queued: usize,
-    /// Chunks built and waiting to be applied.
+    /// Nodes built and waiting to be applied.
     pub ready: usize,
-    /// Chunk entities of an older layout still shown until the new one fills the view.
+    /// Terrain entities no longer wanted whose area is covered: despawned over the next frames
+    /// within the budget.
     pub retiring: usize,
-    /// Chunk entities out of range, despawned over the next frames within the budget.
-    pub leaving: usize,
-    /// Chunks applied since start.
+    /// Nodes applied since start.
     pub applied_total: u64,
-    /// Chunks in range whose build failed at the current settings (see [`ChunkFailed`]).
+    /// Wanted nodes whose build failed at the current settings (see [`ChunkFailed`]).
     pub failed: usize,
-    /// Bytes of terrain mesh data per loaded chunk, on average.
-    pub mesh_bytes_per_chunk: usize,
-    /// Trees spawned per loaded chunk, on average.
-    pub trees_per_chunk: f32,
-    /// Build times of the latest chunks, milliseconds (newest last, at most 256).
+    /// Terrain triangles alive.
+    pub triangles: usize,
+    /// Bytes of terrain mesh data alive.
+    pub mesh_bytes: usize,
+    /// Tree entities alive.
+    pub trees: usize,
+    /// Build times of the latest nodes, milliseconds (newest last, at most 256).
     pub build_times_ms: VecDeque<f32>,
 }
 
 impl BiomeWorldStats {
-    /// Whether every chunk in view is built and applied at the current settings.
+    /// Whether every wanted node is built and applied at the current settings, and nothing
+    /// waits to go.
     #[must_use]
     pub fn is_idle(&self) -> bool {
-        self.in_flight == 0
-            && self.queued == 0
-            && self.ready == 0
-            && self.retiring == 0
-            && self.leaving == 0
+        self.in_flight == 0 && self.queued == 0 && self.ready == 0 && self.retiring == 0
     }
 
     /// Mean of [`BiomeWorldStats::build_times_ms`].
@@ -117,9 +132,8 @@ impl BiomeWorldStats {
     }
 }
 
-/// A chunk built off the main thread, ready to become entities.
+/// A node built off the main thread, ready to become entities.
 struct BuiltChunk {
-    generation: u64,
     mesh: Mesh,
     trees: Vec<TreeInstance>,
     below_sea: bool,
@@ -153,7 +167,6 @@ fn run_build(build: impl FnOnce() -> Result<BuiltChunk, ChunkError>) -> BuildOut
 /// A build on the async compute pool. Dropping it cancels the build, even one already running:
 /// the core looks at the flag between blocks of points.
 struct BuildTask {
-    generation: u64,
     task: Task<BuildOutcome>,
     cancel: Arc<AtomicBool>,
 }
@@ -164,65 +177,30 @@ impl Drop for BuildTask {
     }
 }
 
-/// The entity showing a chunk, and the settings generation it was built from.
+/// A terrain entity on screen, with what it costs.
 #[derive(Clone, Copy, Debug)]
-struct Shown {
+struct ShownNode {
     entity: Entity,
-    generation: u64,
+    layout: ChunkLayout,
+    triangles: usize,
+    bytes: usize,
+    trees: usize,
 }
 
-#[derive(Default)]
-struct Slot {
-    /// The entity shown now.
-    shown: Option<Shown>,
-    /// The build under way.
-    task: Option<BuildTask>,
-    /// A finished build waiting for main-thread budget.
-    ready: Option<BuiltChunk>,
-    /// The generation whose build failed: not tried again until the settings change.
-    failed: Option<u64>,
-}
-
-impl Slot {
-    fn needs_build(&self, generation: u64) -> bool {
-        let shown_current = self.shown.is_some_and(|s| s.generation == generation);
-        let building_current = self
-            .task
-            .as_ref()
-            .is_some_and(|t| t.generation == generation);
-        let ready_current = self
-            .ready
-            .as_ref()
-            .is_some_and(|b| b.generation == generation);
-        let failed_current = self.failed == Some(generation);
-        !(shown_current || building_current || ready_current || failed_current)
-    }
-}
-
-/// The streamer's bookkeeping.
+/// The streamer's bookkeeping: the planner's answer, and the builds and entities that carry it
+/// out, all keyed by [`BuildKey`].
 #[derive(Resource, Default)]
 pub(crate) struct ChunkStreamer {
-    chunks: HashMap<ChunkCoord, Slot>,
-    retiring: Vec<(ChunkCoord, Entity)>,
-    leaving: VecDeque<(ChunkCoord, Entity)>,
-    layout: Option<ChunkLayout>,
-    generation: u64,
-    anchors: Vec<ChunkCoord>,
-    view: (u32, u32),
-    queue: VecDeque<ChunkCoord>,
-    dirty: bool,
-    mesh_bytes: HashMap<ChunkCoord, (usize, usize)>,
+    planner: ChunkPlanner,
+    tasks: HashMap<BuildKey, BuildTask>,
+    ready: HashMap<BuildKey, BuiltChunk>,
+    shown: HashMap<BuildKey, ShownNode>,
+    /// Builds that failed: not tried again until the settings change.
+    failed: HashSet<BuildKey>,
 }
 
-fn nearest_distance_squared(coord: ChunkCoord, anchors: &[ChunkCoord]) -> u64 {
-    anchors
-        .iter()
-        .map(|a| coord.distance_squared(*a))
-        .min()
-        .unwrap_or(u64::MAX)
-}
-
-/// Decides which chunks should exist, sends the far ones away and starts builds nearest-first.
+/// Feeds the planner, forgets entities game code despawned, drops builds no longer wanted and
+/// starts wanted ones, most urgent first.
 ///
 /// Like [`apply_chunks`] it runs on the main thread with the world to itself: the plugin's work
 /// then happens in one stretch there, with no hand-offs between threads inside a frame.
@@ -230,14 +208,33 @@ pub(crate) fn stream_chunks(
     world: &mut World,
     anchors: &mut QueryState<&GlobalTransform, With<BiomeWorldAnchor>>,
 ) {
-    let anchor_positions: Vec<Vec3> = anchors
+    let points: Vec<[f64; 2]> = anchors
         .iter(world)
-        .map(GlobalTransform::translation)
+        .map(|transform| {
+            let p = transform.translation();
+            [f64::from(p.x), f64::from(p.z)]
+        })
         .collect();
     world.resource_scope(|world, mut streamer: Mut<ChunkStreamer>| {
+        let streamer = &mut *streamer;
+        let lost: Vec<BuildKey> = streamer
+            .shown
+            .iter()
+            .filter(|(_, shown)| world.get_entity(shown.entity).is_err())
+            .map(|(&key, _)| key)
+            .collect();
+        for key in lost {
+            let shown = streamer.shown.remove(&key).expect("listed above");
+            streamer.planner.hidden(&key);
+            world.write_message(ChunkDespawned {
+                node: key.node,
+                layout: shown.layout,
+                entity: shown.entity,
+            });
+        }
         let state = world.resource::<BiomeWorldState>();
         let mesh_usage = world.resource::<ChunkMeshOptions>().usage();
-        stream(&mut streamer, state, mesh_usage, &anchor_positions);
+        stream(streamer, state, mesh_usage, &points);
     });
 }
 
@@ -245,133 +242,29 @@ fn stream(
     streamer: &mut ChunkStreamer,
     state: &BiomeWorldState,
     mesh_usage: RenderAssetUsages,
-    anchors: &[Vec3],
+    anchors: &[[f64; 2]],
 ) {
-    let settings = &state.settings;
-    let layout = settings.layout;
-    if streamer.layout != Some(layout) {
-        // Chunks of another layout cover other squares: keep them visible until the new layout
-        // fills the view, then let them go.
-        for (coord, slot) in streamer.chunks.drain() {
-            if let Some(shown) = slot.shown {
-                streamer.retiring.push((coord, shown.entity));
-            }
-        }
-        streamer.mesh_bytes.clear();
-        streamer.layout = Some(layout);
-        streamer.dirty = true;
-    }
-    if streamer.generation != state.generation {
-        // Builds from older settings are dropped, which cancels them.
-        for slot in streamer.chunks.values_mut() {
-            if slot
-                .task
-                .as_ref()
-                .is_some_and(|t| t.generation != state.generation)
-            {
-                slot.task = None;
-            }
-            if slot
-                .ready
-                .as_ref()
-                .is_some_and(|b| b.generation != state.generation)
-            {
-                slot.ready = None;
-            }
-        }
-        streamer.generation = state.generation;
-        streamer.dirty = true;
-    }
-    let mut here: Vec<ChunkCoord> = anchors
-        .iter()
-        .map(|p| ChunkCoord::containing(f64::from(p.x), f64::from(p.z), &layout))
-        .collect();
-    here.sort_unstable();
-    here.dedup();
-    let view = (
-        state.streaming.view_radius,
-        state.streaming.despawn_hysteresis,
-    );
-    if here != streamer.anchors || view != streamer.view {
-        streamer.anchors = here;
-        streamer.view = view;
-        streamer.dirty = true;
-    }
+    let layout = state.settings.layout;
+    let epoch = state.generation;
+    let ChunkStreamer {
+        planner,
+        tasks,
+        ready,
+        failed,
+        ..
+    } = streamer;
+    failed.retain(|key| key.epoch == epoch);
+    planner.update(anchors, &state.streaming.lod(layout), epoch);
+    tasks.retain(|key, _| planner.wants(key));
+    ready.retain(|key, _| planner.wants(key));
+    let plan = planner.plan();
 
-    if streamer.dirty {
-        streamer.dirty = false;
-        let radius = i64::from(view.0);
-        let keep = u64::from(view.0 + view.1);
-        let anchors = streamer.anchors.clone();
-        let generation = streamer.generation;
-        let leaving = &mut streamer.leaving;
-        streamer.chunks.retain(|&coord, slot| {
-            if nearest_distance_squared(coord, &anchors) <= keep * keep {
-                return true;
-            }
-            // Despawned within the apply budget; dropping the slot drops its task, which
-            // cancels the build.
-            if let Some(shown) = slot.shown {
-                leaving.push_back((coord, shown.entity));
-            }
-            false
-        });
-        streamer
-            .mesh_bytes
-            .retain(|coord, _| streamer.chunks.contains_key(coord));
-        let mut wanted: Vec<(u64, ChunkCoord)> = Vec::new();
-        for anchor in &anchors {
-            for dz in -radius..=radius {
-                for dx in -radius..=radius {
-                    if dx * dx + dz * dz > radius * radius {
-                        continue;
-                    }
-                    let (Ok(x), Ok(z)) = (
-                        i32::try_from(i64::from(anchor.x) + dx),
-                        i32::try_from(i64::from(anchor.z) + dz),
-                    ) else {
-                        continue;
-                    };
-                    let coord = ChunkCoord::new(x, z);
-                    if streamer
-                        .chunks
-                        .get(&coord)
-                        .is_none_or(|slot| slot.needs_build(generation))
-                    {
-                        wanted.push((nearest_distance_squared(coord, &anchors), coord));
-                    }
-                }
-            }
-        }
-        // Chunks kept in the hysteresis ring are rebuilt too, after everything in view, so no
-        // terrain of older settings lingers at the edge.
-        for (&coord, slot) in &streamer.chunks {
-            let distance = nearest_distance_squared(coord, &anchors);
-            if distance > (radius * radius) as u64
-                && slot.shown.is_some()
-                && slot.needs_build(generation)
-            {
-                wanted.push((distance, coord));
-            }
-        }
-        wanted.sort_unstable();
-        wanted.dedup();
-        streamer.queue = wanted.into_iter().map(|(_, coord)| coord).collect();
-    }
-
-    let mut in_flight = streamer
-        .chunks
-        .values()
-        .filter(|s| s.task.is_some())
-        .count();
     let pool = AsyncComputeTaskPool::get();
-    while in_flight < state.streaming.max_tasks {
-        let Some(coord) = streamer.queue.pop_front() else {
+    for &key in &plan.build {
+        if tasks.len() >= state.streaming.max_tasks {
             break;
-        };
-        let generation = streamer.generation;
-        let slot = streamer.chunks.entry(coord).or_default();
-        if !slot.needs_build(generation) {
+        }
+        if tasks.contains_key(&key) || ready.contains_key(&key) || failed.contains(&key) {
             continue;
         }
         let generator = state.generator.clone();
@@ -380,10 +273,9 @@ fn stream(
         let task = pool.spawn(async move {
             let started = Instant::now();
             run_build(|| {
-                let data = generator.build_chunk_cancellable(coord, &layout, &flag)?;
+                let data = generator.build_node(key.node, &layout, key.stitch, &flag)?;
                 let mesh = chunk_mesh(&data, mesh_usage);
                 Ok(BuiltChunk {
-                    generation,
                     mesh,
                     below_sea: data.min_height < 0.0,
                     trees: data.trees,
@@ -391,32 +283,24 @@ fn stream(
                 })
             })
         });
-        slot.task = Some(BuildTask {
-            generation,
-            task,
-            cancel,
-        });
-        in_flight += 1;
+        tasks.insert(key, BuildTask { task, cancel });
     }
 }
 
 /// Share of the last frame's time the apply step may take when that beats its budget.
 const SLOW_FRAME_SHARE: f64 = 0.05;
 
-/// Collects finished builds and turns them into entities nearest-first, and despawns chunks that
-/// left, within the main-thread budget. It works on the world directly so that the budget counts
-/// the spawning and despawning too; at least one chunk moves each frame.
+/// Collects finished builds, despawns what the planner retires, and turns ready builds into
+/// entities most urgent first, within the main-thread budget. It works on the world directly so
+/// that the budget counts the spawning and despawning too; at least one node moves each frame.
 pub(crate) fn apply_chunks(world: &mut World) {
     world.resource_scope(|world, mut streamer: Mut<ChunkStreamer>| {
         let started = Instant::now();
         let streamer = &mut *streamer;
-        let Some(layout) = streamer.layout else {
-            return;
-        };
         let state = world.resource::<BiomeWorldState>();
-        let generation = state.generation;
+        let (layout, epoch) = (state.settings.layout, state.generation);
         // When frames are slow anyway (a software renderer, a debug build), a share of the frame
-        // time keeps chunks coming without being noticed.
+        // time keeps nodes coming without being noticed.
         let last_frame = world
             .get_resource::<Time<Real>>()
             .map_or(0.0, Time::delta_secs_f64);
@@ -425,84 +309,89 @@ pub(crate) fn apply_chunks(world: &mut World) {
         let (water, trees) = (state.settings.water, state.settings.trees);
 
         let mut build_times = Vec::new();
-        for (&coord, slot) in &mut streamer.chunks {
-            let Some(outcome) = slot.task.as_mut().and_then(|t| check_ready(&mut t.task)) else {
-                continue;
+        let mut failures = Vec::new();
+        let ChunkStreamer {
+            planner,
+            tasks,
+            ready,
+            shown,
+            failed,
+        } = streamer;
+        tasks.retain(|&key, task| {
+            let Some(outcome) = check_ready(&mut task.task) else {
+                return true;
             };
-            let task_generation = slot.task.take().map_or(0, |t| t.generation);
-            // A build from older settings is never applied.
-            if task_generation != generation {
-                continue;
-            }
             match outcome {
                 BuildOutcome::Built(built) => {
                     build_times.push(built.build_ms);
-                    slot.ready = Some(*built);
+                    ready.insert(key, *built);
                 }
                 BuildOutcome::Failed(reason) => {
-                    error!("biome world chunk {coord:?} failed to build: {reason}");
-                    slot.failed = Some(generation);
-                    world.write_message(ChunkFailed { coord, reason });
+                    error!("biome world node {:?} failed to build: {reason}", key.node);
+                    failed.insert(key);
+                    failures.push(ChunkFailed {
+                        node: key.node,
+                        layout,
+                        reason,
+                    });
                 }
                 BuildOutcome::Cancelled => {}
             }
-        }
+            false
+        });
+        world.write_message_batch(failures);
 
         let mut done = 0;
         let spent = |done: usize| done > 0 && started.elapsed().as_secs_f64() >= budget;
-        while !spent(done)
-            && let Some((coord, entity)) = streamer.leaving.pop_front()
-        {
-            despawn_chunk(world, coord, entity);
-            done += 1;
-        }
-
-        let mut ready: Vec<(u64, ChunkCoord)> = streamer
-            .chunks
-            .iter()
-            .filter(|(_, slot)| slot.ready.is_some())
-            .map(|(&coord, _)| (nearest_distance_squared(coord, &streamer.anchors), coord))
-            .collect();
-        ready.sort_unstable();
-        for (_, coord) in ready {
+        let retire = planner.plan().retire.clone();
+        for key in retire {
             if spent(done) {
                 break;
             }
-            let slot = streamer.chunks.get_mut(&coord).expect("listed above");
-            let built = slot.ready.take().expect("listed above");
-            let tree_count = built.trees.len();
-            let bytes = mesh_bytes(&built.mesh);
-            let entity = spawn_chunk(world, coord, &layout, built, water, trees);
-            let shown = Shown { entity, generation };
-            if let Some(old) = slot.shown.replace(shown) {
-                despawn_chunk(world, coord, old.entity);
+            if let Some(node) = shown.remove(&key) {
+                planner.hidden(&key);
+                despawn_chunk(world, key.node, &node);
+                done += 1;
             }
-            world.write_message(ChunkSpawned { coord, entity });
-            streamer.mesh_bytes.insert(coord, (bytes, tree_count));
+        }
+        let order: Vec<BuildKey> = planner
+            .plan()
+            .build
+            .iter()
+            .filter(|key| ready.contains_key(key))
+            .copied()
+            .collect();
+        for key in order {
+            if spent(done) {
+                break;
+            }
+            let built = ready.remove(&key).expect("listed above");
+            let node = spawn_chunk(world, key, &layout, epoch, built, water, trees);
+            world.write_message(ChunkSpawned {
+                node: key.node,
+                layout,
+                entity: node.entity,
+            });
+            shown.insert(key, node);
+            planner.shown(key);
             world.resource_mut::<BiomeWorldStats>().applied_total += 1;
             done += 1;
         }
 
-        let in_flight = streamer
-            .chunks
-            .values()
-            .filter(|s| s.task.is_some())
+        let queued = planner
+            .plan()
+            .build
+            .iter()
+            .filter(|key| {
+                !(tasks.contains_key(key) || ready.contains_key(key) || failed.contains(key))
+            })
             .count();
-        let waiting = streamer
-            .chunks
-            .values()
-            .filter(|s| s.ready.is_some())
+        let retiring = planner
+            .plan()
+            .retire
+            .iter()
+            .filter(|key| shown.contains_key(key))
             .count();
-        if streamer.queue.is_empty() && in_flight == 0 && waiting == 0 {
-            // The new layout fills the view: the old one can go.
-            while !spent(done)
-                && let Some((coord, entity)) = streamer.retiring.pop()
-            {
-                despawn_chunk(world, coord, entity);
-                done += 1;
-            }
-        }
-
         let mut stats = world.resource_mut::<BiomeWorldStats>();
         for ms in build_times {
             stats.build_times_ms.push_back(ms);
@@ -510,46 +399,48 @@ pub(crate) fn apply_chunks(world: &mut World) {
                 stats.build_times_ms.pop_front();
             }
         }
-        stats.loaded = streamer
-            .chunks
-            .values()
-            .filter(|s| s.shown.is_some())
-            .count();
-        stats.failed = streamer
-            .chunks
-            .values()
-            .filter(|s| s.failed == Some(generation))
-            .count();
-        stats.in_flight = in_flight;
-        stats.ready = waiting;
-        stats.queued = streamer.queue.len();
-        stats.retiring = streamer.retiring.len();
-        stats.leaving = streamer.leaving.len();
-        let chunks = streamer.mesh_bytes.len().max(1);
-        stats.mesh_bytes_per_chunk =
-            streamer.mesh_bytes.values().map(|(b, _)| b).sum::<usize>() / chunks;
-        stats.trees_per_chunk =
-            streamer.mesh_bytes.values().map(|(_, t)| *t).sum::<usize>() as f32 / chunks as f32;
+        stats.loaded = shown.len();
+        stats.loaded_per_level.clear();
+        for key in shown.keys() {
+            let level = usize::from(key.node.level);
+            if stats.loaded_per_level.len() <= level {
+                stats.loaded_per_level.resize(level + 1, 0);
+            }
+            stats.loaded_per_level[level] += 1;
+        }
+        stats.failed = failed.len();
+        stats.in_flight = tasks.len();
+        stats.ready = ready.len();
+        stats.queued = queued;
+        stats.retiring = retiring;
+        stats.triangles = shown.values().map(|n| n.triangles).sum();
+        stats.mesh_bytes = shown.values().map(|n| n.bytes).sum();
+        stats.trees = shown.values().map(|n| n.trees).sum();
     });
 }
 
-/// Spawns a built chunk: the terrain entity with its water surface and trees as children.
+/// Spawns a built node: the terrain entity with its water surface and trees as children.
 fn spawn_chunk(
     world: &mut World,
-    coord: ChunkCoord,
+    key: BuildKey,
     layout: &ChunkLayout,
+    generation: u64,
     built: BuiltChunk,
     water: bool,
     trees: bool,
-) -> Entity {
-    let origin = coord.origin(layout);
+) -> ShownNode {
+    let origin = key.node.origin(layout);
+    let bytes = mesh_bytes(&built.mesh);
+    let triangles = built.mesh.indices().map_or(0, |i| i.len() / 3);
     let mesh = world.resource_mut::<Assets<Mesh>>().add(built.mesh);
     let terrain = world.resource::<ChunkAssets>().terrain.clone();
     let entity = world
         .spawn((
             BiomeChunk {
-                coord,
-                generation: built.generation,
+                node: key.node,
+                layout: *layout,
+                stitch: key.stitch,
+                generation,
             },
             Mesh3d(mesh),
             MeshMaterial3d(terrain),
@@ -559,7 +450,10 @@ fn spawn_chunk(
         .id();
     if water && built.below_sea {
         let (quad, material) = world.resource_scope(|world, mut assets: Mut<ChunkAssets>| {
-            let quad = assets.water_quad(layout, &mut world.resource_mut::<Assets<Mesh>>());
+            let quad = assets.water_quad(
+                key.node.size(layout) as f32,
+                &mut world.resource_mut::<Assets<Mesh>>(),
+            );
             (quad, assets.water.clone())
         });
         world.spawn((
@@ -570,6 +464,7 @@ fn spawn_chunk(
             ChildOf(entity),
         ));
     }
+    let mut tree_count = 0;
     if trees && !built.trees.is_empty() {
         let tree_assets = world.resource::<TreeAssets>();
         let bundles: Vec<_> = built
@@ -577,17 +472,28 @@ fn spawn_chunk(
             .iter()
             .map(|tree| (tree_assets.bundle(tree), ChildOf(entity)))
             .collect();
+        tree_count = bundles.len();
         world.spawn_batch(bundles);
     }
-    entity
+    ShownNode {
+        entity,
+        layout: *layout,
+        triangles,
+        bytes,
+        trees: tree_count,
+    }
 }
 
-/// Despawns a chunk entity with its children, and says so.
-fn despawn_chunk(world: &mut World, coord: ChunkCoord, entity: Entity) {
-    if let Ok(chunk) = world.get_entity_mut(entity) {
-        chunk.despawn();
+/// Despawns a terrain entity with its children, and says so.
+fn despawn_chunk(world: &mut World, node: NodeCoord, shown: &ShownNode) {
+    if let Ok(entity) = world.get_entity_mut(shown.entity) {
+        entity.despawn();
     }
-    world.write_message(ChunkDespawned { coord, entity });
+    world.write_message(ChunkDespawned {
+        node,
+        layout: shown.layout,
+        entity: shown.entity,
+    });
 }
 
 #[cfg(test)]
@@ -610,7 +516,6 @@ mod tests {
         let pool = AsyncComputeTaskPool::get_or_init(TaskPool::default);
         let cancel = Arc::new(AtomicBool::new(false));
         let task = BuildTask {
-            generation: 0,
             task: pool.spawn(async { BuildOutcome::Cancelled }),
             cancel: cancel.clone(),
         };

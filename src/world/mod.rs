@@ -1,7 +1,7 @@
 //! The runtime settings, one resource per concern, and the generator compiled from them:
 //! [`BiomeWorldSettings`] says what the chunks are (the world, the layout, water and trees: any
-//! change rebuilds them), [`BiomeWorldStreaming`] how they are streamed (radius, hysteresis,
-//! tasks, budget: changes apply at once, nothing is rebuilt), and [`ChunkMeshOptions`] where
+//! change rebuilds them), [`BiomeWorldStreaming`] how they are streamed (horizon, levels of
+//! detail, hysteresis, tasks, budget: changes apply at once), and [`ChunkMeshOptions`] where
 //! their meshes live. [`BiomeWorldState`] holds the last valid pair and the [`WorldGenerator`]
 //! built from it; its generation counter moves on with every accepted [`BiomeWorldSettings`]
 //! change, so every loaded chunk is rebuilt and no result of older settings is applied. Invalid
@@ -14,6 +14,8 @@ use bevy::asset::RenderAssetUsages;
 use bevy::prelude::*;
 use biome_core::world::SettingsError;
 use biome_core::{ChunkLayout, MeshStyle, WorldGenerator, WorldSettings};
+
+use crate::streaming::planner::LodConfig;
 
 /// What the streamed chunks are: the world they sample, their layout, and what they carry. Insert
 /// your own before adding the plugin to start from other values; change it at any time to
@@ -69,28 +71,41 @@ impl BiomeWorldSettings {
 /// Position, normal and colour of one terrain vertex.
 const VERTEX_BYTES: u64 = 12 + 12 + 16;
 
-/// How chunks stream around the anchors. Changes apply at once and rebuild nothing.
+/// How terrain streams around the anchors: how far it reaches, where it changes level of detail,
+/// and how much work it may take. Changes apply at once; nodes change level as needed, nothing
+/// else is rebuilt.
+///
+/// Terrain is a quadtree of nodes ([`biome_core::NodeCoord`]): full-detail chunks (level 0)
+/// within [`BiomeWorldStreaming::detail_radius`] of an anchor, then nodes of twice the size and
+/// tile width out to twice the distance, and so on to the horizon. Every node has the layout's
+/// tile count, so the triangle count grows with the number of levels, not the area.
 #[derive(Resource, Reflect, Clone, Debug, PartialEq)]
 #[reflect(Resource, Default, Clone, Debug, PartialEq)]
 pub struct BiomeWorldStreaming {
-    /// Chunks are kept within this many chunks of an anchor.
-    pub view_radius: u32,
-    /// Chunks despawn only this many chunks beyond `view_radius`, so an anchor hovering at the
-    /// edge does not churn.
-    pub despawn_hysteresis: u32,
-    /// At most this many chunks are built at once on the async compute pool.
+    /// Terrain reaches this far from every anchor, world units (metres with the default layout).
+    pub horizon: f32,
+    /// Full-detail chunks are used within this distance of an anchor, world units; each coarser
+    /// level within twice the distance of the one before. At [`BiomeWorldStreaming::horizon`] or
+    /// beyond, everything is full detail.
+    pub detail_radius: f32,
+    /// A split into finer nodes holds until the anchor is this share of its distance farther,
+    /// and a node past the horizon stays until this share beyond it, so an anchor hovering at a
+    /// boundary does not churn.
+    pub hysteresis: f32,
+    /// At most this many nodes are built at once on the async compute pool.
     pub max_tasks: usize,
-    /// Main-thread time per frame for turning finished chunks into entities and despawning old
+    /// Main-thread time per frame for turning finished nodes into entities and despawning old
     /// ones, in milliseconds. When frames are slow anyway (a software renderer, a debug build),
-    /// up to 5% of the last frame's time is used instead; at least one chunk moves per frame.
+    /// up to 5% of the last frame's time is used instead; at least one node moves per frame.
     pub apply_budget_ms: f32,
 }
 
 impl Default for BiomeWorldStreaming {
     fn default() -> Self {
         Self {
-            view_radius: 12,
-            despawn_hysteresis: 2,
+            horizon: 8192.0,
+            detail_radius: 256.0,
+            hysteresis: 0.25,
             max_tasks: default_task_budget(),
             apply_budget_ms: 0.6,
         }
@@ -104,21 +119,48 @@ fn default_task_budget() -> usize {
 }
 
 impl BiomeWorldStreaming {
-    /// Accepted [`BiomeWorldStreaming::view_radius`], in chunks.
-    pub const VIEW_RADIUS: RangeInclusive<u32> = 1..=64;
-    /// Accepted [`BiomeWorldStreaming::despawn_hysteresis`], in chunks.
-    pub const DESPAWN_HYSTERESIS: RangeInclusive<u32> = 0..=16;
+    /// Accepted [`BiomeWorldStreaming::horizon`], world units.
+    pub const HORIZON: RangeInclusive<f32> = 16.0..=65536.0;
+    /// Accepted [`BiomeWorldStreaming::detail_radius`], world units.
+    pub const DETAIL_RADIUS: RangeInclusive<f32> = 1.0..=65536.0;
+    /// Accepted [`BiomeWorldStreaming::hysteresis`].
+    pub const HYSTERESIS: RangeInclusive<f32> = 0.0..=1.0;
     /// Accepted [`BiomeWorldStreaming::max_tasks`].
     pub const MAX_TASKS: RangeInclusive<usize> = 1..=256;
     /// Accepted [`BiomeWorldStreaming::apply_budget_ms`].
     pub const APPLY_BUDGET_MS: RangeInclusive<f32> = 0.0..=100.0;
-    /// Terrain mesh memory one anchor may keep loaded (chunks out to the view radius plus the
-    /// hysteresis), in bytes: 1 GiB, about five times the default view's.
+    /// Terrain nodes one anchor may keep (the estimate of [`LodConfig::node_estimate`]): more
+    /// would cost the planner and the renderer more than any view needs.
+    pub const MAX_NODES: u64 = 16_384;
+    /// Terrain mesh memory one anchor may keep loaded, in bytes: 1 GiB, about twenty times the
+    /// default view's.
     pub const MESH_MEMORY_LIMIT: u64 = 1 << 30;
 
+    /// Full detail out to `radius` world units, as the first release streamed (a disc of
+    /// chunks, no coarser levels).
+    #[must_use]
+    pub fn full_detail(radius: f32) -> Self {
+        Self {
+            horizon: radius,
+            detail_radius: radius,
+            ..default()
+        }
+    }
+
+    /// The planner's view of these values with `layout`.
+    #[must_use]
+    pub fn lod(&self, layout: ChunkLayout) -> LodConfig {
+        LodConfig {
+            layout,
+            detail_radius: f64::from(self.detail_radius),
+            horizon: f64::from(self.horizon),
+            hysteresis: f64::from(self.hysteresis),
+        }
+    }
+
     /// Checks every value against its range, and what the streaming costs with `settings`: the
-    /// terrain meshes one anchor keeps loaded must fit in
-    /// [`BiomeWorldStreaming::MESH_MEMORY_LIMIT`].
+    /// nodes one anchor keeps must number at most [`BiomeWorldStreaming::MAX_NODES`] and their
+    /// terrain meshes fit in [`BiomeWorldStreaming::MESH_MEMORY_LIMIT`].
     ///
     /// # Errors
     /// The first value out of range, by field path.
@@ -135,40 +177,52 @@ impl BiomeWorldStreaming {
                      unit: &str| {
             format!("must be from {start} to {end}{unit} (got {value})")
         };
-        if !Self::VIEW_RADIUS.contains(&self.view_radius) {
-            let (start, end) = Self::VIEW_RADIUS.into_inner();
-            return fail(
-                "view_radius",
-                range(&self.view_radius, &start, &end, " chunks"),
-            );
-        }
-        if !Self::DESPAWN_HYSTERESIS.contains(&self.despawn_hysteresis) {
-            let (start, end) = Self::DESPAWN_HYSTERESIS.into_inner();
-            return fail(
-                "despawn_hysteresis",
-                range(&self.despawn_hysteresis, &start, &end, " chunks"),
-            );
+        let floats = [
+            ("horizon", self.horizon, Self::HORIZON, " world units"),
+            (
+                "detail_radius",
+                self.detail_radius,
+                Self::DETAIL_RADIUS,
+                " world units",
+            ),
+            ("hysteresis", self.hysteresis, Self::HYSTERESIS, ""),
+            (
+                "apply_budget_ms",
+                self.apply_budget_ms,
+                Self::APPLY_BUDGET_MS,
+                " ms",
+            ),
+        ];
+        for (field, value, accepted, unit) in floats {
+            if !accepted.contains(&value) {
+                let (start, end) = accepted.into_inner();
+                return fail(field, range(&value, &start, &end, unit));
+            }
         }
         if !Self::MAX_TASKS.contains(&self.max_tasks) {
             let (start, end) = Self::MAX_TASKS.into_inner();
             return fail("max_tasks", range(&self.max_tasks, &start, &end, ""));
         }
-        if !Self::APPLY_BUDGET_MS.contains(&self.apply_budget_ms) {
-            let (start, end) = Self::APPLY_BUDGET_MS.into_inner();
+        let nodes = self.lod(settings.layout).node_estimate();
+        let advice = "lower horizon, raise detail_radius, or use larger chunks (layout)";
+        if nodes > Self::MAX_NODES {
             return fail(
-                "apply_budget_ms",
-                range(&self.apply_budget_ms, &start, &end, " ms"),
+                "horizon",
+                format!(
+                    "about {nodes} terrain nodes around an anchor, over the {} limit: {advice}",
+                    Self::MAX_NODES
+                ),
             );
         }
-        let bytes = self.chunks_kept() * settings.chunk_mesh_bytes();
+        let bytes = nodes * settings.chunk_mesh_bytes();
         if bytes > Self::MESH_MEMORY_LIMIT {
             let gib = |b: u64| b as f64 / f64::from(1u32 << 30);
             return fail(
-                "view_radius",
+                "horizon",
                 format!(
-                    "{} chunks of {} × {} tiles around an anchor need about {:.1} GiB of terrain \
-                     meshes, over the {:.0} GiB limit: lower view_radius (or layout.tiles)",
-                    self.chunks_kept(),
+                    "about {nodes} nodes of {} × {} tiles around an anchor need about {:.1} GiB \
+                     of terrain meshes, over the {:.0} GiB limit: {advice} (or fewer \
+                     layout.tiles)",
                     settings.layout.tiles,
                     settings.layout.tiles,
                     gib(bytes),
@@ -177,27 +231,6 @@ impl BiomeWorldStreaming {
             );
         }
         Ok(())
-    }
-
-    /// Chunks one anchor keeps loaded at most: every chunk within the view radius plus the
-    /// hysteresis.
-    #[must_use]
-    pub fn chunks_kept(&self) -> u64 {
-        let keep = i64::from(self.view_radius + self.despawn_hysteresis);
-        (-keep..=keep)
-            .map(|dz| {
-                let reach = keep * keep - dz * dz;
-                // Columns dx with dx² <= reach: 2 * floor(sqrt(reach)) + 1.
-                let mut half = (reach as f64).sqrt() as i64;
-                while half * half > reach {
-                    half -= 1;
-                }
-                while (half + 1) * (half + 1) <= reach {
-                    half += 1;
-                }
-                (2 * half + 1) as u64
-            })
-            .sum()
     }
 }
 
@@ -322,24 +355,34 @@ mod tests {
     fn the_view_is_counted_and_its_memory_budgeted() {
         let settings = BiomeWorldSettings::default();
         let streaming = BiomeWorldStreaming::default();
-        // Radius 12 plus 2 of hysteresis: the lattice points within 14 of the centre.
-        assert_eq!(streaming.chunks_kept(), 613);
         streaming.validate_with(&settings).unwrap();
-        let big_chunks = BiomeWorldSettings {
+        let nodes = streaming.lod(settings.layout).node_estimate();
+        assert!(nodes * settings.chunk_mesh_bytes() < BiomeWorldStreaming::MESH_MEMORY_LIMIT / 8);
+        // Full detail to 4 km: about 5,800 chunks, 1.2 GiB of meshes.
+        let error = BiomeWorldStreaming::full_detail(4096.0)
+            .validate_with(&settings)
+            .unwrap_err();
+        assert_eq!(error.field, "horizon");
+        assert!(error.reason.contains("GiB"), "{error}");
+        // To 8 km: more nodes than any view needs.
+        let error = BiomeWorldStreaming::full_detail(8192.0)
+            .validate_with(&settings)
+            .unwrap_err();
+        assert!(error.reason.contains("nodes"), "{error}");
+        // Tiny chunks far out: too many nodes, whatever their size.
+        let tiny = BiomeWorldSettings {
             layout: ChunkLayout {
-                tiles: 256,
+                tiles: 1,
+                tile_size: 0.0625,
                 ..default()
             },
             ..default()
         };
-        let far = BiomeWorldStreaming {
-            view_radius: 64,
-            ..default()
-        };
-        let error = far.validate_with(&big_chunks).unwrap_err();
-        assert_eq!(error.field, "view_radius");
-        assert!(error.reason.contains("GiB"), "{error}");
-        assert!(far.chunks_kept() * big_chunks.chunk_mesh_bytes() > 50 << 30);
+        let error = BiomeWorldStreaming::full_detail(1000.0)
+            .validate_with(&tiny)
+            .unwrap_err();
+        assert_eq!(error.field, "horizon");
+        assert!(error.reason.contains("nodes"), "{error}");
     }
 
     #[test]
@@ -352,8 +395,9 @@ mod tests {
                 .unwrap_err()
                 .field
         };
-        assert_eq!(refused(|s| s.view_radius = 0), "view_radius");
-        assert_eq!(refused(|s| s.despawn_hysteresis = 17), "despawn_hysteresis");
+        assert_eq!(refused(|s| s.horizon = 1e6), "horizon");
+        assert_eq!(refused(|s| s.detail_radius = f32::NAN), "detail_radius");
+        assert_eq!(refused(|s| s.hysteresis = -0.1), "hysteresis");
         assert_eq!(refused(|s| s.max_tasks = 0), "max_tasks");
         assert_eq!(refused(|s| s.apply_budget_ms = f32::NAN), "apply_budget_ms");
         let refused = |change: fn(&mut BiomeWorldSettings)| {

@@ -206,6 +206,7 @@ impl NodeCoord {
 /// Which sides and corners of a node touch a node one level coarser. Along those sides the
 /// node's edge follows the coarse edge ([`WorldGenerator::build_node`]), so the two meet with
 /// no crack.
+#[cfg_attr(feature = "bevy_reflect", derive(bevy_reflect::Reflect))]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Stitch {
     /// Sides in the order `-x, +x, -z, +z`.

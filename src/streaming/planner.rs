@@ -1,0 +1,1031 @@
+//! [`ChunkPlanner`]: which level-of-detail nodes should exist around the anchors, as a plain
+//! type the streaming systems feed and obey, tested without an `App`.
+//!
+//! The nodes form a quadtree over the world. Roots are the coarsest nodes within the horizon of
+//! an anchor; a node is split while an anchor is nearer to it than its level's split distance
+//! (twice the distance of the level below, starting from the detail radius), and stays split
+//! until the anchor is a hysteresis share farther. Splits then spread until neighbouring leaves
+//! differ by at most one level (2:1 balance), and each leaf notes which sides and corners meet
+//! a coarser leaf, so its edges can follow the coarse ones. The leaves are the wanted nodes.
+//!
+//! Leaves are wanted a little past the horizon (half the hysteresis share), so the land ahead
+//! of a moving anchor is built before it comes into view.
+//!
+//! What is on screen is tracked apart: a shown node that is no longer wanted (another level,
+//! another stitch, older settings or layout) stays until every wanted node over its area is
+//! shown, so the covered area never has a gap. One that no wanted node overlaps (the anchor
+//! moved away) stays while it is within the horizon plus the hysteresis share, so an anchor
+//! hovering at the horizon does not churn either; nodes of older settings go at once there.
+
+use std::collections::{HashMap, HashSet};
+
+use biome_core::{ChunkCoord, ChunkLayout, NodeCoord, Stitch};
+
+/// An axis-aligned rectangle of the world, `[min, max)` on both axes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct NodeRect {
+    /// The corner with the smallest coordinates.
+    pub min: [f64; 2],
+    /// The corner with the largest coordinates (outside the rectangle).
+    pub max: [f64; 2],
+}
+
+impl NodeRect {
+    /// The area node `node` covers with `layout`.
+    #[must_use]
+    pub fn of(node: NodeCoord, layout: &ChunkLayout) -> Self {
+        let min = node.origin(layout);
+        let size = node.size(layout);
+        Self {
+            min,
+            max: [min[0] + size, min[1] + size],
+        }
+    }
+
+    /// Distance from `point` to the rectangle (0 inside).
+    #[must_use]
+    pub fn distance(&self, point: [f64; 2]) -> f64 {
+        let dx = (self.min[0] - point[0])
+            .max(point[0] - self.max[0])
+            .max(0.0);
+        let dz = (self.min[1] - point[1])
+            .max(point[1] - self.max[1])
+            .max(0.0);
+        dx.hypot(dz)
+    }
+
+    /// Whether the two rectangles share area.
+    #[must_use]
+    pub fn overlaps(&self, other: &NodeRect) -> bool {
+        self.min[0] < other.max[0]
+            && other.min[0] < self.max[0]
+            && self.min[1] < other.max[1]
+            && other.min[1] < self.max[1]
+    }
+
+    /// Whether `point` lies inside.
+    #[must_use]
+    pub fn contains(&self, point: [f64; 2]) -> bool {
+        (self.min[0]..self.max[0]).contains(&point[0])
+            && (self.min[1]..self.max[1]).contains(&point[1])
+    }
+}
+
+/// How far the planner reaches, and where it changes level.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LodConfig {
+    /// The chunk layout: level-0 nodes are its chunks.
+    pub layout: ChunkLayout,
+    /// Chunks (level 0) are used within this distance of an anchor, world units; each coarser
+    /// level within twice the distance of the one before.
+    pub detail_radius: f64,
+    /// Nothing is wanted farther than this from every anchor, world units.
+    pub horizon: f64,
+    /// A split holds until the anchor is this share of its split distance farther, so an anchor
+    /// hovering at a level boundary does not churn.
+    pub hysteresis: f64,
+}
+
+impl LodConfig {
+    /// The coarsest level used: the first whose range reaches the horizon.
+    #[must_use]
+    pub fn top_level(&self) -> u8 {
+        let mut level = 0;
+        while level < NodeCoord::MAX_LEVEL
+            && self.detail_radius * f64::from(1u32 << level) < self.horizon
+        {
+            level += 1;
+        }
+        level
+    }
+
+    /// About how many nodes one anchor wants at most, from the level ranges alone (an upper
+    /// bound the tests check against the planner, for validation before planning anything).
+    #[must_use]
+    pub fn node_estimate(&self) -> u64 {
+        let top = self.top_level();
+        let size = self.layout.chunk_size();
+        (0..=top)
+            .map(|level| {
+                let s = size * f64::from(1u32 << level);
+                // Leaves of this level lie within their parent's reach (held by the hysteresis),
+                // plus the parent's width and one node for the 2:1 balance.
+                let reach = if level == top {
+                    self.keep_distance()
+                } else {
+                    self.split_distance(level + 1) * (1.0 + self.hysteresis)
+                };
+                let outer = reach + 3.0 * s;
+                // Nodes wholly within their own split distance are split, not leaves.
+                let inner = if level == 0 {
+                    0.0
+                } else {
+                    (self.split_distance(level) - s * std::f64::consts::SQRT_2).max(0.0)
+                };
+                let area = std::f64::consts::PI * (outer * outer - inner * inner);
+                (area / (s * s)).ceil().min(u64::MAX as f64 / 64.0) as u64
+            })
+            .sum()
+    }
+
+    /// Nodes are wanted within this distance of an anchor: the horizon and half the
+    /// hysteresis share more, so an anchor moving on finds the land ahead of it built.
+    fn reach(&self) -> f64 {
+        self.horizon * (1.0 + self.hysteresis / 2.0)
+    }
+
+    /// Shown nodes no wanted node overlaps stay within this distance of an anchor.
+    fn keep_distance(&self) -> f64 {
+        self.horizon * (1.0 + self.hysteresis)
+    }
+
+    /// Distance within which a node of `level` (at least 1) is split.
+    fn split_distance(&self, level: u8) -> f64 {
+        self.detail_radius * f64::from(1u32 << (level - 1))
+    }
+}
+
+/// A build the planner asks for: a node with its stitch, for one epoch of the settings (the
+/// epoch moves on whenever the world or the layout changes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct BuildKey {
+    /// The node.
+    pub node: NodeCoord,
+    /// The sides and corners that follow a coarser neighbour.
+    pub stitch: Stitch,
+    /// The settings epoch it is built for.
+    pub epoch: u64,
+}
+
+/// What the planner wants done.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Plan {
+    /// Builds wanted and not shown yet, most urgent first. Builds under way for any other key
+    /// can be cancelled.
+    pub build: Vec<BuildKey>,
+    /// Shown nodes to take away: no longer wanted, and their area is covered by wanted nodes
+    /// that are shown (or lies beyond every horizon).
+    pub retire: Vec<BuildKey>,
+}
+
+/// The planner. Feed it the anchors each frame with [`ChunkPlanner::update`], tell it what
+/// reached the screen ([`ChunkPlanner::shown`]) and what left ([`ChunkPlanner::hidden`]).
+#[derive(Clone, Debug, Default)]
+pub struct ChunkPlanner {
+    config: Option<LodConfig>,
+    epoch: u64,
+    /// Anchors of the last selection, for hysteresis and to see when they moved.
+    anchors: Vec<[f64; 2]>,
+    /// The roots, with their distance to the nearest anchor.
+    roots: HashMap<NodeCoord, f64>,
+    /// Nodes split into their children.
+    split: HashSet<NodeCoord>,
+    /// The leaves: nodes wanted, with their stitch.
+    wanted: HashMap<NodeCoord, Stitch>,
+    /// What is on screen, with the area it covers.
+    shown: HashMap<BuildKey, NodeRect>,
+    /// The same, by cells of the top level's node size.
+    screen: ShownIndex,
+    /// The answer, made again only when the selection or the screen changed.
+    plan: Plan,
+    stale: bool,
+}
+
+impl ChunkPlanner {
+    /// Selects the wanted nodes for `anchors` (world `(x, z)`) under `config` and `epoch`, and
+    /// says what to build and what to retire. Cheap when nothing moved: the selection is made
+    /// again only when an anchor moved an eighth of the finest hysteresis gap (12 units by
+    /// default: well inside the gap and the margin past the horizon), or the config or the epoch
+    /// changed, and the plan only when the selection or the screen changed.
+    pub fn update(&mut self, anchors: &[[f64; 2]], config: &LodConfig, epoch: u64) -> &Plan {
+        let threshold = config.detail_radius * config.hysteresis / 8.0;
+        let moved = anchors.len() != self.anchors.len()
+            || anchors
+                .iter()
+                .zip(&self.anchors)
+                .any(|(a, b)| (a[0] - b[0]).abs() > threshold || (a[1] - b[1]).abs() > threshold);
+        if moved || self.config != Some(*config) || self.epoch != epoch {
+            if self.config.is_some_and(|old| old.layout != config.layout) {
+                // Nodes of another layout cover other squares: no split carries over.
+                self.split.clear();
+            }
+            let cell = NodeCoord::new(config.top_level(), 0, 0).size(&config.layout);
+            if self.screen.cell != cell {
+                self.screen = ShownIndex::new(cell, &self.shown);
+            }
+            self.config = Some(*config);
+            self.epoch = epoch;
+            self.anchors = anchors.to_vec();
+            self.select();
+            self.stale = true;
+        }
+        if self.stale {
+            self.plan = self.make_plan();
+            self.stale = false;
+        }
+        &self.plan
+    }
+
+    /// Records that `key` is on screen.
+    pub fn shown(&mut self, key: BuildKey) {
+        if let Some(config) = &self.config {
+            let rect = NodeRect::of(key.node, &config.layout);
+            if self.shown.insert(key, rect).is_none() {
+                self.screen.insert(key, &rect);
+            }
+            self.stale = true;
+        }
+    }
+
+    /// Records that `key` left the screen (retired, or despawned by someone else: if it is still
+    /// wanted, the next plan builds it again).
+    pub fn hidden(&mut self, key: &BuildKey) {
+        if let Some(rect) = self.shown.remove(key) {
+            self.screen.remove(key, &rect);
+            self.stale = true;
+        }
+    }
+
+    /// The last plan [`ChunkPlanner::update`] made.
+    #[must_use]
+    pub fn plan(&self) -> &Plan {
+        &self.plan
+    }
+
+    /// Whether `key` is wanted and not shown yet: a build of it is worth finishing.
+    #[must_use]
+    pub fn wants(&self, key: &BuildKey) -> bool {
+        self.is_current(key) && !self.shown.contains_key(key)
+    }
+
+    /// The wanted nodes and their stitches.
+    #[must_use]
+    pub fn wanted(&self) -> &HashMap<NodeCoord, Stitch> {
+        &self.wanted
+    }
+
+    /// What is on screen.
+    #[must_use]
+    pub fn shown_nodes(&self) -> &HashMap<BuildKey, NodeRect> {
+        &self.shown
+    }
+
+    /// Whether the last plan asked for nothing: every wanted node is shown, and what else is
+    /// shown lies in the hysteresis ring beyond the horizon.
+    #[must_use]
+    pub fn is_settled(&self) -> bool {
+        !self.stale && self.plan.build.is_empty() && self.plan.retire.is_empty()
+    }
+
+    fn is_current(&self, key: &BuildKey) -> bool {
+        key.epoch == self.epoch && self.wanted.get(&key.node) == Some(&key.stitch)
+    }
+
+    fn config(&self) -> &LodConfig {
+        self.config.as_ref().expect("selected after a config")
+    }
+
+    fn rect(&self, node: NodeCoord) -> NodeRect {
+        NodeRect::of(node, &self.config().layout)
+    }
+
+    /// Distance from the nearest of `anchors` to `node`.
+    fn distance(&self, node: NodeCoord, anchors: &[[f64; 2]]) -> f64 {
+        let rect = self.rect(node);
+        anchors
+            .iter()
+            .map(|&a| rect.distance(a))
+            .fold(f64::INFINITY, f64::min)
+    }
+
+    fn select(&mut self) {
+        let config = *self.config();
+        let top = config.top_level();
+        let anchors = std::mem::take(&mut self.anchors);
+        // Roots: the coarsest nodes within the horizon of an anchor, kept out to the hysteresis
+        // share beyond it (stitches next to them then hold too).
+        let mut roots: HashMap<NodeCoord, f64> = HashMap::new();
+        for &[x, z] in &anchors {
+            let r = config.keep_distance();
+            let low = ChunkCoord::containing(x - r, z - r, &config.layout);
+            let high = ChunkCoord::containing(x + r, z + r, &config.layout);
+            let (a, b) = (NodeCoord::holding(low, top), NodeCoord::holding(high, top));
+            for nz in a.z..=b.z {
+                for nx in a.x..=b.x {
+                    let node = NodeCoord::new(top, nx, nz);
+                    let distance = self.rect(node).distance([x, z]);
+                    if distance < config.reach() || (distance < r && self.roots.contains_key(&node))
+                    {
+                        let nearest = roots.entry(node).or_insert(distance);
+                        *nearest = nearest.min(distance);
+                    }
+                }
+            }
+        }
+        let previous = std::mem::take(&mut self.split);
+        let mut split = HashSet::new();
+        for &root in roots.keys() {
+            self.split_down(root, &anchors, &previous, &mut split);
+        }
+        self.roots = roots;
+        self.split = split;
+        self.balance();
+        self.anchors = anchors;
+        self.collect_leaves();
+    }
+
+    /// Splits `node` (and so on down) while one of `anchors` is near enough; only the anchors
+    /// near the node can split its children.
+    fn split_down(
+        &self,
+        node: NodeCoord,
+        anchors: &[[f64; 2]],
+        previous: &HashSet<NodeCoord>,
+        split: &mut HashSet<NodeCoord>,
+    ) {
+        if node.level == 0 {
+            return;
+        }
+        let config = self.config();
+        let reach = config.split_distance(node.level);
+        let held = reach * (1.0 + config.hysteresis);
+        let rect = self.rect(node);
+        let near: Vec<[f64; 2]> = anchors
+            .iter()
+            .copied()
+            .filter(|&a| rect.distance(a) < held)
+            .collect();
+        let limit = if previous.contains(&node) {
+            held
+        } else {
+            reach
+        };
+        if !near.iter().any(|&a| rect.distance(a) < limit) {
+            return;
+        }
+        split.insert(node);
+        for child in node.children() {
+            self.split_down(child, &near, previous, split);
+        }
+    }
+
+    /// Whether `node` is in the tree: a root, or a child of a split node.
+    fn in_tree(&self, node: NodeCoord) -> bool {
+        if node.level == self.config().top_level() {
+            self.roots.contains_key(&node)
+        } else {
+            node.level < self.config().top_level() && self.split.contains(&node.parent())
+        }
+    }
+
+    /// Splits nodes until neighbouring leaves differ by at most one level: every same-level
+    /// neighbour of a split node must be in the tree.
+    fn balance(&mut self) {
+        let top = self.config().top_level();
+        let mut work: Vec<NodeCoord> = self.split.iter().copied().collect();
+        while let Some(node) = work.pop() {
+            if node.level >= top {
+                continue;
+            }
+            for neighbour in neighbours(node) {
+                if !self.in_tree(neighbour) {
+                    self.split_up_to(neighbour.parent(), &mut work);
+                }
+            }
+        }
+    }
+
+    /// Splits `node` and every ancestor it needs to be in the tree, if it lies under a root.
+    fn split_up_to(&mut self, node: NodeCoord, work: &mut Vec<NodeCoord>) -> bool {
+        if self.split.contains(&node) {
+            return true;
+        }
+        let top = self.config().top_level();
+        let reachable = if node.level == top {
+            self.roots.contains_key(&node)
+        } else {
+            node.level < top && self.split_up_to(node.parent(), work)
+        };
+        if reachable {
+            self.split.insert(node);
+            work.push(node);
+        }
+        reachable
+    }
+
+    fn collect_leaves(&mut self) {
+        let reach = self.config().reach();
+        let top = self.config().top_level();
+        let mut leaves = Vec::new();
+        let mut stack = Vec::new();
+        for (&root, &distance) in &self.roots {
+            if !self.split.contains(&root) {
+                if distance < reach {
+                    leaves.push(root);
+                }
+                continue;
+            }
+            // Below a root only the anchors within reach of it matter.
+            let rect = self.rect(root);
+            let near: Vec<[f64; 2]> = self
+                .anchors
+                .iter()
+                .copied()
+                .filter(|&a| rect.distance(a) < reach)
+                .collect();
+            stack.push(root);
+            while let Some(node) = stack.pop() {
+                if self.split.contains(&node) {
+                    stack.extend(node.children());
+                } else if self.distance(node, &near) < reach {
+                    leaves.push(node);
+                }
+            }
+        }
+        // A side or corner is stitched where the neighbour's area belongs to a coarser leaf of
+        // the tree (wanted or not: a stitch must not change when a leaf crosses the horizon).
+        let coarser = |neighbour: NodeCoord| {
+            neighbour.level < top && !self.in_tree(neighbour) && self.in_tree(neighbour.parent())
+        };
+        self.wanted = leaves
+            .into_iter()
+            .map(|node| {
+                let [west, east, north, south, nw, ne, sw, se] =
+                    offsets().map(|[dx, dz]| coarser(offset(node, dx, dz)));
+                let stitch = Stitch {
+                    sides: [west, east, north, south],
+                    corners: [nw, ne, sw, se],
+                };
+                (node, stitch)
+            })
+            .collect();
+    }
+
+    fn make_plan(&self) -> Plan {
+        let anchors = &self.anchors;
+        // Land with nothing on screen comes first (the edge ahead of a moving anchor), then
+        // replacements of what is shown; nearest first within each.
+        let mut build: Vec<(bool, f64, u8, BuildKey)> = self
+            .wanted
+            .iter()
+            .map(|(&node, &stitch)| BuildKey {
+                node,
+                stitch,
+                epoch: self.epoch,
+            })
+            .filter(|key| !self.shown.contains_key(key))
+            .map(|key| {
+                let rect = self.rect(key.node);
+                let distance = self.distance(key.node, anchors);
+                (
+                    self.screen.covers(&rect, &self.shown),
+                    distance,
+                    key.node.level,
+                    key,
+                )
+            })
+            .collect();
+        build.sort_by(|a, b| {
+            a.0.cmp(&b.0)
+                .then(a.1.total_cmp(&b.1))
+                .then(a.2.cmp(&b.2))
+                .then_with(|| (a.3.node.x, a.3.node.z).cmp(&(b.3.node.x, b.3.node.z)))
+        });
+        let keep = self.config().keep_distance();
+        let retire = self
+            .shown
+            .iter()
+            .filter(|&(key, rect)| {
+                if self.is_current(key) {
+                    return false;
+                }
+                let mut overlapped = false;
+                let covered = self.visit_wanted(rect, |key| {
+                    overlapped = true;
+                    self.shown.contains_key(&key)
+                });
+                let far = anchors.iter().all(|&a| rect.distance(a) >= keep);
+                covered && (overlapped || far || key.epoch != self.epoch)
+            })
+            .map(|(&key, _)| key)
+            .collect();
+        Plan {
+            build: build.into_iter().map(|(_, _, _, key)| key).collect(),
+            retire,
+        }
+    }
+
+    /// Calls `each` with every wanted node overlapping `rect` (walking down from the roots over
+    /// it) until it returns false; returns whether it never did.
+    fn visit_wanted(&self, rect: &NodeRect, mut each: impl FnMut(BuildKey) -> bool) -> bool {
+        let config = self.config();
+        let top = NodeCoord::new(config.top_level(), 0, 0);
+        let size = top.size(&config.layout);
+        // Node columns over `rect`, widened by one against rounding.
+        let span = |min: f64, max: f64| {
+            let first = (min / size).floor() - 1.0;
+            let last = (max / size).ceil();
+            (first as i32)..=(last as i32)
+        };
+        let mut stack = Vec::new();
+        for z in span(rect.min[1], rect.max[1]) {
+            for x in span(rect.min[0], rect.max[0]) {
+                let root = NodeCoord::new(top.level, x, z);
+                if self.roots.contains_key(&root) {
+                    stack.push(root);
+                }
+            }
+        }
+        while let Some(node) = stack.pop() {
+            if !self.rect(node).overlaps(rect) {
+                continue;
+            }
+            if self.split.contains(&node) {
+                stack.extend(node.children());
+            } else if let Some(&stitch) = self.wanted.get(&node)
+                && !each(BuildKey {
+                    node,
+                    stitch,
+                    epoch: self.epoch,
+                })
+            {
+                return false;
+            }
+        }
+        true
+    }
+}
+
+/// The shown nodes bucketed by cells of one size, to ask what covers an area.
+#[derive(Clone, Debug, Default)]
+struct ShownIndex {
+    cell: f64,
+    cells: HashMap<[i64; 2], Vec<BuildKey>>,
+    /// Nodes over many cells (of a much coarser older layout), checked everywhere.
+    large: Vec<BuildKey>,
+}
+
+impl ShownIndex {
+    fn new(cell: f64, shown: &HashMap<BuildKey, NodeRect>) -> Self {
+        let mut index = Self {
+            cell,
+            ..Self::default()
+        };
+        for (&key, rect) in shown {
+            index.insert(key, rect);
+        }
+        index
+    }
+
+    fn cell_of(&self, point: [f64; 2]) -> [i64; 2] {
+        point.map(|v| (v / self.cell).floor() as i64)
+    }
+
+    /// The cells `rect` spans, or `None` when they are too many to list.
+    fn span(&self, rect: &NodeRect) -> Option<([i64; 2], [i64; 2])> {
+        let (low, high) = (self.cell_of(rect.min), self.cell_of(rect.max));
+        (high[0] - low[0] <= 4 && high[1] - low[1] <= 4).then_some((low, high))
+    }
+
+    fn insert(&mut self, key: BuildKey, rect: &NodeRect) {
+        let Some((low, high)) = self.span(rect) else {
+            self.large.push(key);
+            return;
+        };
+        for z in low[1]..=high[1] {
+            for x in low[0]..=high[0] {
+                self.cells.entry([x, z]).or_default().push(key);
+            }
+        }
+    }
+
+    fn remove(&mut self, key: &BuildKey, rect: &NodeRect) {
+        let Some((low, high)) = self.span(rect) else {
+            self.large.retain(|k| k != key);
+            return;
+        };
+        for z in low[1]..=high[1] {
+            for x in low[0]..=high[0] {
+                if let Some(keys) = self.cells.get_mut(&[x, z]) {
+                    keys.retain(|k| k != key);
+                    if keys.is_empty() {
+                        self.cells.remove(&[x, z]);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Whether the centre and the four corners (just inside) of `rect` are all on screen.
+    fn covers(&self, rect: &NodeRect, shown: &HashMap<BuildKey, NodeRect>) -> bool {
+        let inset = (rect.max[0] - rect.min[0]) * 1e-3;
+        let (low, high) = (
+            [rect.min[0] + inset, rect.min[1] + inset],
+            [rect.max[0] - inset, rect.max[1] - inset],
+        );
+        let centre = [(low[0] + high[0]) / 2.0, (low[1] + high[1]) / 2.0];
+        let holds = |key: &BuildKey, p: [f64; 2]| shown.get(key).is_some_and(|r| r.contains(p));
+        [centre, low, high, [low[0], high[1]], [high[0], low[1]]]
+            .iter()
+            .all(|&p| {
+                self.large.iter().any(|k| holds(k, p))
+                    || self
+                        .cells
+                        .get(&self.cell_of(p))
+                        .is_some_and(|keys| keys.iter().any(|k| holds(k, p)))
+            })
+    }
+}
+
+/// The unit offsets to a node's neighbours: the four sides `-x, +x, -z, +z`, then the corners
+/// `(-x, -z), (+x, -z), (-x, +z), (+x, +z)`, the orders of [`Stitch`].
+fn offsets() -> [[i32; 2]; 8] {
+    [
+        [-1, 0],
+        [1, 0],
+        [0, -1],
+        [0, 1],
+        [-1, -1],
+        [1, -1],
+        [-1, 1],
+        [1, 1],
+    ]
+}
+
+fn offset(node: NodeCoord, dx: i32, dz: i32) -> NodeCoord {
+    NodeCoord::new(
+        node.level,
+        node.x.saturating_add(dx),
+        node.z.saturating_add(dz),
+    )
+}
+
+/// The eight same-level neighbours of `node`.
+fn neighbours(node: NodeCoord) -> [NodeCoord; 8] {
+    offsets().map(|[dx, dz]| offset(node, dx, dz))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use biome_core::MeshStyle;
+
+    /// A small deterministic generator, so failures replay.
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+
+        fn unit(&mut self) -> f64 {
+            (self.next() >> 11) as f64 / (1u64 << 53) as f64
+        }
+
+        fn range(&mut self, low: f64, high: f64) -> f64 {
+            low + (high - low) * self.unit()
+        }
+    }
+
+    /// 32-unit chunks, full detail within 64 units, a 1.5 km horizon: six levels.
+    fn config() -> LodConfig {
+        LodConfig {
+            layout: ChunkLayout {
+                tiles: 8,
+                tile_size: 4.0,
+                style: MeshStyle::Smooth,
+            },
+            detail_radius: 64.0,
+            horizon: 1500.0,
+            hysteresis: 0.25,
+        }
+    }
+
+    /// A builder that finishes everything asked: shows every build, takes every retire, until
+    /// the planner is settled. Returns how many builds it made.
+    fn settle(planner: &mut ChunkPlanner, anchors: &[[f64; 2]], config: &LodConfig) -> usize {
+        let mut built = 0;
+        for _ in 0..8 {
+            let plan = planner.update(anchors, config, 0).clone();
+            if plan.build.is_empty() && plan.retire.is_empty() {
+                return built;
+            }
+            built += plan.build.len();
+            for key in plan.build {
+                planner.shown(key);
+            }
+            for key in &plan.retire {
+                planner.hidden(key);
+            }
+        }
+        panic!("not settled after 8 rounds");
+    }
+
+    /// The shown nodes holding `point`.
+    fn holders(planner: &ChunkPlanner, point: [f64; 2]) -> usize {
+        planner
+            .shown_nodes()
+            .values()
+            .filter(|rect| rect.contains(point))
+            .count()
+    }
+
+    fn random_point_near(rng: &mut Rng, anchors: &[[f64; 2]], radius: f64) -> [f64; 2] {
+        let a = anchors[(rng.next() % anchors.len() as u64) as usize];
+        let (angle, r) = (
+            rng.range(0.0, std::f64::consts::TAU),
+            radius * rng.unit().sqrt(),
+        );
+        [a[0] + r * angle.cos(), a[1] + r * angle.sin()]
+    }
+
+    fn within(anchors: &[[f64; 2]], point: [f64; 2], radius: f64) -> bool {
+        anchors
+            .iter()
+            .any(|a| (a[0] - point[0]).hypot(a[1] - point[1]) < radius)
+    }
+
+    /// Every wanted leaf: its neighbours across each side and corner differ by at most one level,
+    /// and the stitch flags exactly the coarser ones.
+    fn check_balance_and_stitches(planner: &ChunkPlanner, config: &LodConfig) {
+        let leaves: Vec<(NodeCoord, NodeRect)> = planner
+            .wanted()
+            .keys()
+            .map(|&n| (n, NodeRect::of(n, &config.layout)))
+            .collect();
+        let leaf_at = |p: [f64; 2]| leaves.iter().find(|(_, r)| r.contains(p)).map(|(n, _)| *n);
+        for (&node, &stitch) in planner.wanted() {
+            let rect = NodeRect::of(node, &config.layout);
+            let (mid, eps) = (
+                [
+                    (rect.min[0] + rect.max[0]) / 2.0,
+                    (rect.min[1] + rect.max[1]) / 2.0,
+                ],
+                0.25,
+            );
+            let probes = offsets().map(|[dx, dz]| {
+                let at = |d: i32, m: f64, lo: f64, hi: f64| match d {
+                    -1 => lo - eps,
+                    1 => hi + eps,
+                    _ => m,
+                };
+                [
+                    at(dx, mid[0], rect.min[0], rect.max[0]),
+                    at(dz, mid[1], rect.min[1], rect.max[1]),
+                ]
+            });
+            let flags = [stitch.sides, stitch.corners].concat();
+            for (probe, flagged) in probes.into_iter().zip(flags) {
+                let neighbour = leaf_at(probe);
+                if let Some(n) = neighbour {
+                    assert!(
+                        n.level.abs_diff(node.level) <= 1,
+                        "{node:?} meets {n:?}: more than one level apart"
+                    );
+                }
+                // Past the horizon a side may follow a coarse leaf that is not wanted.
+                let coarser = neighbour.is_some_and(|n| n.level == node.level + 1);
+                assert!(
+                    flagged == coarser || (flagged && neighbour.is_none()),
+                    "{node:?} stitch towards {probe:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_levels_reach_the_horizon() {
+        let config = config();
+        assert_eq!(config.top_level(), 5);
+        let full = LodConfig {
+            detail_radius: 2000.0,
+            ..config
+        };
+        assert_eq!(full.top_level(), 0);
+    }
+
+    #[test]
+    fn once_settled_every_point_within_the_horizon_is_covered_exactly_once() {
+        let config = config();
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        for scenario in 0..150 {
+            let mut planner = ChunkPlanner::default();
+            let count = 1 + (rng.next() % 4) as usize;
+            let mut anchors: Vec<[f64; 2]> = (0..count)
+                .map(|_| [rng.range(-4000.0, 4000.0), rng.range(-4000.0, 4000.0)])
+                .collect();
+            for step in 0..4 {
+                settle(&mut planner, &anchors, &config);
+                for _ in 0..200 {
+                    let p = random_point_near(&mut rng, &anchors, config.horizon);
+                    if within(&anchors, p, config.horizon) {
+                        assert_eq!(
+                            holders(&planner, p),
+                            1,
+                            "scenario {scenario} step {step}: {p:?} near {anchors:?}"
+                        );
+                    }
+                }
+                check_balance_and_stitches(&planner, &config);
+                // Then a short hop, a long one, or a teleport.
+                let reach = [50.0, 600.0, 1e5][(rng.next() % 3) as usize];
+                for a in &mut anchors {
+                    *a = [
+                        a[0] + rng.range(-reach, reach),
+                        a[1] + rng.range(-reach, reach),
+                    ];
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn nothing_is_left_uncovered_while_builds_arrive_in_any_order() {
+        let config = config();
+        let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+        for _ in 0..60 {
+            let mut planner = ChunkPlanner::default();
+            let mut anchors = vec![[rng.range(-3000.0, 3000.0), rng.range(-3000.0, 3000.0)]];
+            settle(&mut planner, &anchors, &config);
+            for _ in 0..3 {
+                anchors[0][0] += rng.range(-400.0, 400.0);
+                anchors[0][1] += rng.range(-400.0, 400.0);
+                let probes: Vec<[f64; 2]> = (0..150)
+                    .map(|_| random_point_near(&mut rng, &anchors, config.horizon))
+                    .filter(|&p| within(&anchors, p, config.horizon))
+                    .collect();
+                // Builds land a few at a time, in a shuffled order; retires are taken at once.
+                for _ in 0..200 {
+                    let plan = planner.update(&anchors, &config, 0).clone();
+                    if plan.build.is_empty() && plan.retire.is_empty() {
+                        break;
+                    }
+                    let covered: Vec<bool> =
+                        probes.iter().map(|&p| holders(&planner, p) > 0).collect();
+                    for key in &plan.retire {
+                        planner.hidden(key);
+                    }
+                    let mut build = plan.build;
+                    for k in (1..build.len()).rev() {
+                        build.swap(k, (rng.next() % (k as u64 + 1)) as usize);
+                    }
+                    for key in build.into_iter().take(1 + (rng.next() % 5) as usize) {
+                        planner.shown(key);
+                    }
+                    for (&p, was) in probes.iter().zip(covered) {
+                        assert!(!was || holders(&planner, p) > 0, "{p:?} lost its cover");
+                    }
+                }
+                assert!(planner.is_settled());
+            }
+        }
+    }
+
+    #[test]
+    fn an_anchor_hovering_at_a_level_boundary_does_not_churn() {
+        let config = config();
+        let mut rng = Rng(0xdead_beef_cafe_f00d);
+        // Less than the hysteresis gap of the finest split.
+        let hop = 0.5 * config.hysteresis * config.detail_radius;
+        for _ in 0..100 {
+            let mut planner = ChunkPlanner::default();
+            let a = [rng.range(-5000.0, 5000.0), rng.range(-5000.0, 5000.0)];
+            let angle = rng.range(0.0, std::f64::consts::TAU);
+            let b = [a[0] + hop * angle.cos(), a[1] + hop * angle.sin()];
+            settle(&mut planner, &[a], &config);
+            settle(&mut planner, &[b], &config);
+            settle(&mut planner, &[a], &config);
+            for _ in 0..10 {
+                assert_eq!(settle(&mut planner, &[b], &config), 0);
+                assert_eq!(settle(&mut planner, &[a], &config), 0);
+            }
+        }
+    }
+
+    #[test]
+    fn the_node_estimate_bounds_what_is_planned() {
+        let mut rng = Rng(99);
+        for _ in 0..40 {
+            let config = LodConfig {
+                layout: ChunkLayout {
+                    tiles: 8,
+                    tile_size: [1.0, 4.0, 16.0][(rng.next() % 3) as usize],
+                    style: MeshStyle::Smooth,
+                },
+                detail_radius: rng.range(10.0, 600.0),
+                horizon: rng.range(500.0, 6000.0),
+                hysteresis: rng.range(0.0, 1.0),
+            };
+            let estimate = config.node_estimate();
+            let mut planner = ChunkPlanner::default();
+            let mut most = 0;
+            for _ in 0..5 {
+                let anchor = [rng.range(-1e5, 1e5), rng.range(-1e5, 1e5)];
+                settle(&mut planner, &[anchor], &config);
+                most = most.max(planner.wanted().len() as u64);
+            }
+            assert!(
+                most <= estimate,
+                "{most} nodes, estimated {estimate}: {config:?}"
+            );
+            assert!(
+                estimate <= 8 * most.max(4),
+                "{most} nodes, estimated {estimate}: {config:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn work_per_move_is_bounded() {
+        let config = config();
+        let mut planner = ChunkPlanner::default();
+        let mut anchor = [100.0, -70.0];
+        let first = settle(&mut planner, &[anchor], &config);
+        assert_eq!(first, planner.wanted().len());
+        assert!(first < 400, "{first} nodes for one anchor");
+        let (mut most, mut total) = (0, 0);
+        // Fly east a chunk at a time.
+        for _ in 0..256 {
+            anchor[0] += 32.0;
+            let built = settle(&mut planner, &[anchor], &config);
+            most = most.max(built);
+            total += built;
+        }
+        eprintln!(
+            "{first} nodes; a one-chunk move builds {} on average, {most} at most",
+            total / 256
+        );
+        assert!(most <= 100, "a one-chunk move built {most} nodes");
+        assert!(
+            total / 256 <= 30,
+            "one-chunk moves built {total} nodes in all"
+        );
+    }
+
+    #[test]
+    fn nodes_of_older_settings_and_layouts_go_once_the_new_ones_cover_them() {
+        let config = config();
+        let mut planner = ChunkPlanner::default();
+        let anchors = [[0.0, 0.0]];
+        settle(&mut planner, &anchors, &config);
+        let old: Vec<BuildKey> = planner.shown_nodes().keys().copied().collect();
+        let other = LodConfig {
+            layout: ChunkLayout {
+                tiles: 6,
+                ..config.layout
+            },
+            ..config
+        };
+        let plan = planner.update(&anchors, &other, 1).clone();
+        assert!(
+            plan.retire.is_empty(),
+            "nothing goes before its cover is shown"
+        );
+        assert_eq!(plan.build.len(), planner.wanted().len());
+        for key in plan.build {
+            planner.shown(key);
+        }
+        let plan = planner.update(&anchors, &other, 1).clone();
+        let mut retired = plan.retire.clone();
+        retired.sort_by_key(|k| (k.node, k.epoch));
+        let mut expected = old;
+        expected.sort_by_key(|k| (k.node, k.epoch));
+        assert_eq!(retired, expected);
+    }
+
+    #[test]
+    fn far_apart_anchors_and_many_anchors_are_cheap() {
+        let config = config();
+        let mut planner = ChunkPlanner::default();
+        // Far apart, but on the chunk grid (32-unit chunks end at 2^31 × 32 ≈ 6.9e10).
+        let anchors = [[-6.0e10, 6.0e10], [6.0e10, -6.0e10], [0.0, 0.0]];
+        settle(&mut planner, &anchors, &config);
+        let per_anchor = planner.wanted().len() / 3;
+        for a in anchors {
+            assert_eq!(holders(&planner, a), 1);
+        }
+        // 32 anchors with full detail out to 16 chunks: a disc of chunks each, out to the
+        // horizon and the prefetch margin (18 chunks).
+        let layout = config.layout;
+        let disc = LodConfig {
+            detail_radius: 16.0 * layout.chunk_size(),
+            horizon: 16.0 * layout.chunk_size(),
+            ..config
+        };
+        assert_eq!(disc.top_level(), 0);
+        let mut rng = Rng(7);
+        let anchors: Vec<[f64; 2]> = (0..32)
+            .map(|_| [rng.range(-1e6, 1e6), rng.range(-1e6, 1e6)])
+            .collect();
+        let mut planner = ChunkPlanner::default();
+        settle(&mut planner, &anchors, &disc);
+        let chunks_per_anchor = planner.wanted().len() / 32;
+        assert!(
+            (1000..=1150).contains(&chunks_per_anchor),
+            "{chunks_per_anchor} chunks, {per_anchor} nodes"
+        );
+    }
+}
