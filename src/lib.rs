@@ -106,7 +106,7 @@ pub mod world;
 use bevy::prelude::*;
 
 pub use biome_core;
-pub use chunk::{BiomeChunk, BiomeWater, ChunkAssets};
+pub use chunk::{BiomeChunk, BiomeWater, ChunkAssets, TerrainMaterial};
 #[cfg(feature = "panel")]
 pub use panel::{BiomeWorldPanelPlugin, BiomeWorldPanelSystems};
 pub use query::BiomeWorld;
@@ -189,6 +189,10 @@ impl Plugin for BiomeWorldPlugin {
                     streaming::apply_chunks.in_set(BiomeWorldSystems::Apply),
                 ),
             );
+        // With a renderer, terrain gets the material that draws shores and snow per pixel.
+        if app.is_plugin_added::<bevy::pbr::PbrPlugin>() {
+            chunk::add_terrain_material(app);
+        }
     }
 
     fn finish(&self, app: &mut App) {
@@ -198,6 +202,14 @@ impl Plugin for BiomeWorldPlugin {
         }
         if !app.world().contains_resource::<Assets<StandardMaterial>>() {
             app.init_asset::<StandardMaterial>();
+        }
+        if app.is_plugin_added::<bevy::pbr::PbrPlugin>()
+            && !app.world().contains_resource::<Assets<TerrainMaterial>>()
+        {
+            warn!(
+                "BiomeWorldPlugin was added before the renderer: terrain uses per-vertex colours; \
+                 add it after DefaultPlugins for shores and snow lines drawn per pixel"
+            );
         }
         let settings = app.world().resource::<BiomeWorldSettings>().clone();
         let streaming = app.world().resource::<BiomeWorldStreaming>().clone();

@@ -137,10 +137,13 @@ impl Harness {
     /// Steps until idle with every node built from the current settings.
     fn run_until_current(&mut self) {
         self.run_until(200_000, |h| {
-            h.stats().is_idle()
-                && h.nodes()
-                    .values()
-                    .all(|(_, c)| c.generation == h.state().generation)
+            let generation = h.state().generation;
+            let world = h.app.world_mut();
+            let current = world
+                .query::<&BiomeChunk>()
+                .iter(world)
+                .all(|c| c.generation == generation);
+            current && h.stats().is_idle()
         });
     }
 
@@ -164,6 +167,12 @@ impl Harness {
             .iter(world)
             .map(|(e, c)| (c.node, (e, *c)))
             .collect()
+    }
+
+    /// How many terrain entities there are (old and new versions of a node count twice).
+    fn terrain_entities(&mut self) -> usize {
+        let world = self.app.world_mut();
+        world.query::<&BiomeChunk>().iter(world).count()
     }
 
     /// The full-detail chunks shown.
@@ -340,7 +349,7 @@ fn chunk_count_stays_bounded_on_a_long_flight() {
         let t = k as f32;
         h.move_anchor(Vec3::new(t * 6.0, 50.0, (t * 0.01).sin() * 300.0));
         h.step();
-        most = most.max(h.nodes().len());
+        most = most.max(h.terrain_entities());
         assert!(h.stats().in_flight <= s.max_tasks);
     }
     assert!(most <= bound, "{most} chunks alive, bound {bound}");
@@ -838,7 +847,7 @@ fn a_long_flight_over_levels_of_detail_never_shows_a_hole() {
             );
             checked += 1;
         }
-        most = most.max(h.nodes().len());
+        most = most.max(h.terrain_entities());
     }
     assert!(checked > 50_000);
     assert!(
@@ -903,4 +912,50 @@ fn older_layouts_go_while_the_anchor_moves() {
         }
     }
     assert!(gone_at.is_some(), "old-layout terrain kept while moving");
+}
+
+/// A node that replaces others fades in for `fade_seconds` before they go; new land needs no
+/// fade.
+#[test]
+fn replacements_fade_in_before_what_they_replace_goes() {
+    let streaming = BiomeWorldStreaming {
+        fade_seconds: 0.25,
+        ..lod_streaming()
+    };
+    let mut h = Harness::with(settings(), streaming);
+    h.run_until_idle();
+    assert!(
+        h.despawned_log.is_empty(),
+        "the first fill replaces nothing"
+    );
+    let before = h.spawned_log.len();
+    h.app
+        .world_mut()
+        .resource_mut::<BiomeWorldSettings>()
+        .generator
+        .seed = 5;
+    let (mut first_spawn, mut first_despawn, mut fading_seen) = (None, None, 0);
+    h.run_until(200_000, |h| {
+        if first_spawn.is_none() && h.spawned_log.len() > before {
+            first_spawn = Some(std::time::Instant::now());
+        }
+        if first_despawn.is_none() && !h.despawned_log.is_empty() {
+            first_despawn = Some(std::time::Instant::now());
+        }
+        fading_seen = fading_seen.max(h.stats().fading);
+        let generation = h.state().generation;
+        let world = h.app.world_mut();
+        let current = world
+            .query::<&BiomeChunk>()
+            .iter(world)
+            .all(|c| c.generation == generation);
+        current && h.stats().is_idle()
+    });
+    let (spawned, despawned) = (first_spawn.unwrap(), first_despawn.unwrap());
+    assert!(fading_seen > 0, "replacements fade");
+    assert!(
+        despawned.duration_since(spawned).as_secs_f32() >= 0.2,
+        "old terrain went {:?} after its replacement came",
+        despawned.duration_since(spawned)
+    );
 }

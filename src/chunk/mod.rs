@@ -1,11 +1,17 @@
-//! Chunk rendering: `biome_core` chunk data turned into a Bevy mesh (positions, normals, vertex
-//! colours), the shared terrain and water materials, and the water surface at sea level.
+//! Terrain rendering: `biome_core` node data turned into a Bevy mesh (positions, normals, vertex
+//! colours, temperatures), the terrain material that lays water floor, sand and snow over the
+//! land per pixel ([`TerrainMaterial`]), the water material, and the water quads at sea level.
+
+mod material;
+
+pub(crate) use material::add_terrain_material;
+pub use material::{TerrainMaterial, TerrainSurface, TerrainSurfaceUniform};
 
 use bevy::asset::RenderAssetUsages;
 use bevy::mesh::{Indices, Mesh, PrimitiveTopology};
 use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
-use biome_core::{ChunkData, ChunkLayout, NodeCoord, Stitch};
+use biome_core::{ChunkData, ChunkLayout, MeshStyle, NodeCoord, Stitch, WorldSettings};
 
 /// A streamed terrain node: a chunk (level 0) or a coarser node covering 2^level × 2^level
 /// chunks with the same tile count. Its entity carries the terrain mesh; trees and water are
@@ -33,23 +39,23 @@ pub struct BiomeWater;
 #[derive(Resource, Reflect, Clone, Debug)]
 #[reflect(Resource, Debug, Clone)]
 pub struct ChunkAssets {
-    /// Terrain: white, so vertex colours show as they are.
+    /// Terrain without a renderer's [`TerrainMaterial`] (headless apps): white, so vertex
+    /// colours show as they are.
     pub terrain: Handle<StandardMaterial>,
     /// Translucent water.
     pub water: Handle<StandardMaterial>,
     /// Water quads by width (one per level of detail in use).
     #[reflect(ignore, clone)]
     water_quads: HashMap<u64, Handle<Mesh>>,
+    /// The terrain material of the latest surface settings, with them.
+    #[reflect(ignore, clone)]
+    surface: Option<(TerrainSurfaceUniform, Handle<TerrainMaterial>)>,
 }
 
 impl ChunkAssets {
     pub(crate) fn new(materials: &mut Assets<StandardMaterial>) -> Self {
         Self {
-            terrain: materials.add(StandardMaterial {
-                perceptual_roughness: 0.92,
-                reflectance: 0.25,
-                ..default()
-            }),
+            terrain: materials.add(Self::terrain_base()),
             water: materials.add(StandardMaterial {
                 base_color: Color::srgba(0.16, 0.38, 0.56, 0.72),
                 alpha_mode: AlphaMode::Blend,
@@ -58,7 +64,50 @@ impl ChunkAssets {
                 ..default()
             }),
             water_quads: HashMap::default(),
+            surface: None,
         }
+    }
+
+    /// The terrain's `StandardMaterial` base, shared by both terrain materials.
+    fn terrain_base() -> StandardMaterial {
+        StandardMaterial {
+            perceptual_roughness: 0.92,
+            reflectance: 0.25,
+            ..default()
+        }
+    }
+
+    /// The terrain material for `settings` and `style`, shared by every node built from them.
+    pub(crate) fn terrain_material(
+        &mut self,
+        settings: &WorldSettings,
+        style: MeshStyle,
+        materials: &mut Assets<TerrainMaterial>,
+    ) -> Handle<TerrainMaterial> {
+        let uniform = TerrainSurfaceUniform::new(settings, style);
+        if let Some((cached, handle)) = &self.surface
+            && *cached == uniform
+        {
+            return handle.clone();
+        }
+        let handle = materials.add(TerrainMaterial {
+            base: Self::terrain_base(),
+            extension: TerrainSurface { surface: uniform },
+        });
+        self.surface = Some((uniform, handle.clone()));
+        handle
+    }
+
+    /// A material of its own for a node fading in over what it replaces: like `shared`, not yet
+    /// shown, drawn a little in front so it wins where both are.
+    pub(crate) fn fading_material(
+        shared: &Handle<TerrainMaterial>,
+        materials: &mut Assets<TerrainMaterial>,
+    ) -> Option<Handle<TerrainMaterial>> {
+        let mut material = materials.get(shared)?.clone();
+        material.extension.surface.fade = 0.0;
+        material.base.depth_bias = FADING_DEPTH_BIAS;
+        Some(materials.add(material))
     }
 
     /// The water quad `size` wide at sea level, shared by every node of that width.
@@ -92,20 +141,41 @@ impl ChunkAssets {
     }
 }
 
-/// The terrain mesh of a chunk: positions relative to the chunk origin, normals, linear vertex
-/// colours, and 16-bit indices when they fit.
+/// Constant depth bias of a node fading in, so it wins over the node it replaces where the two
+/// surfaces nearly meet.
+const FADING_DEPTH_BIAS: f32 = 64.0;
+
+/// What a terrain mesh carries for its material.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TerrainColors {
+    /// Final ground colours per vertex ([`ChunkData::colors`]), for `StandardMaterial`.
+    Final,
+    /// Land colours per vertex ([`ChunkData::land_colors`]) with temperatures in `uv.x`, for
+    /// [`TerrainMaterial`] to lay water floor, sand and snow over per pixel. Flat tiles keep
+    /// their final colours.
+    PerPixel,
+}
+
+/// The terrain mesh of a node: positions relative to its origin, normals, linear vertex colours
+/// as `colors` says, and 16-bit indices when they fit.
 #[must_use]
-pub fn chunk_mesh(data: &ChunkData, usage: RenderAssetUsages) -> Mesh {
+pub fn chunk_mesh(data: &ChunkData, usage: RenderAssetUsages, colors: TerrainColors) -> Mesh {
     let indices = if data.positions.len() <= usize::from(u16::MAX) + 1 {
         Indices::U16(data.indices.iter().map(|&i| i as u16).collect())
     } else {
         Indices::U32(data.indices.clone())
     };
-    Mesh::new(PrimitiveTopology::TriangleList, usage)
+    let mesh = Mesh::new(PrimitiveTopology::TriangleList, usage)
         .with_inserted_attribute(Mesh::ATTRIBUTE_POSITION, data.positions.clone())
         .with_inserted_attribute(Mesh::ATTRIBUTE_NORMAL, data.normals.clone())
-        .with_inserted_attribute(Mesh::ATTRIBUTE_COLOR, data.colors.clone())
-        .with_inserted_indices(indices)
+        .with_inserted_indices(indices);
+    if colors == TerrainColors::PerPixel && data.layout.style == MeshStyle::Smooth {
+        let temperatures: Vec<[f32; 2]> = data.temperatures.iter().map(|&t| [t, 0.0]).collect();
+        mesh.with_inserted_attribute(Mesh::ATTRIBUTE_COLOR, data.land_colors.clone())
+            .with_inserted_attribute(Mesh::ATTRIBUTE_UV_0, temperatures)
+    } else {
+        mesh.with_inserted_attribute(Mesh::ATTRIBUTE_COLOR, data.colors.clone())
+    }
 }
 
 /// Bytes a mesh holds in vertex attributes and indices: what a loaded chunk costs on the GPU.

@@ -14,7 +14,7 @@ use super::state::{
     Axis, DraggedLine, Notice, PanelDraft, PanelPresets, PanelTextures, PanelView, PanelWindow,
 };
 use crate::streaming::BiomeWorldStats;
-use crate::world::{BiomeWorldState, BiomeWorldStreaming};
+use crate::world::{BiomeWorldSettings, BiomeWorldState, BiomeWorldStreaming};
 
 /// The panel's own state, as the window edits it.
 pub(super) struct Panel<'a> {
@@ -757,6 +757,14 @@ fn streaming_section(ui: &mut egui::Ui, draft: &mut PanelDraft) {
             .text("level hysteresis"),
     );
     ui.add(
+        egui::Slider::new(
+            &mut streaming.fade_seconds,
+            BiomeWorldStreaming::FADE_SECONDS,
+        )
+        .clamping(CLAMP_EDITS)
+        .text("level fade (s)"),
+    );
+    ui.add(
         egui::Slider::new(&mut streaming.max_tasks, BiomeWorldStreaming::MAX_TASKS)
             .text("tasks in flight"),
     );
@@ -790,4 +798,11 @@ fn streaming_section(ui: &mut egui::Ui, draft: &mut PanelDraft) {
     );
     ui.checkbox(&mut settings.water, "Water surface");
     ui.checkbox(&mut settings.trees, "Spawn trees");
+    ui.add(
+        egui::Slider::new(
+            &mut settings.far_forest_levels,
+            BiomeWorldSettings::FAR_FOREST_LEVELS,
+        )
+        .text("far forest levels"),
+    );
 }

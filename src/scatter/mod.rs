@@ -1,6 +1,8 @@
 //! Trees on the terrain: one low-poly mesh and one material per species, built in code and shared
 //! by every tree of that species, so the renderer batches them. Trees are child entities of their
-//! chunk and leave with it.
+//! chunk and leave with it. Coarser nodes carry far forests instead: one merged mesh per node of
+//! a thinned subset of the same trees, each a three-sided spire as wide and tall as its tree, in
+//! its canopy colour ([`FarTrees`]).
 
 use bevy::asset::RenderAssetUsages;
 use bevy::math::primitives::{Cone, Cuboid, Cylinder, Sphere};
@@ -8,6 +10,121 @@ use bevy::mesh::{ConeAnchor, CylinderAnchor, Mesh, MeshBuilder, Meshable, Vertex
 use bevy::prelude::*;
 use biome_core::TreeInstance;
 use biome_core::world::TreeSpecies;
+
+/// Marks the far-forest mesh of a coarse terrain node (a child of its [`crate::BiomeChunk`]).
+#[derive(Component, Reflect, Clone, Copy, Debug, Default)]
+#[reflect(Component, Default, Debug, Clone)]
+pub struct BiomeForest;
+
+/// The far look of every species: a spire (three sloped faces) with the tree's footprint and
+/// height and its average colour, indexed by [`TreeSpecies::index`].
+#[derive(Clone, Debug)]
+pub struct FarTrees {
+    shapes: Vec<FarShape>,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct FarShape {
+    radius: f32,
+    height: f32,
+    color: [f32; 4],
+}
+
+impl Default for FarTrees {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl FarTrees {
+    /// The far shapes, measured from [`tree_mesh`].
+    #[must_use]
+    pub fn new() -> Self {
+        let shapes = TreeSpecies::ALL
+            .iter()
+            .map(|&species| {
+                let mesh = tree_mesh(species);
+                let (Some(VertexAttributeValues::Float32x3(positions)), Some(colors)) = (
+                    mesh.attribute(Mesh::ATTRIBUTE_POSITION),
+                    mesh.attribute(Mesh::ATTRIBUTE_COLOR),
+                ) else {
+                    unreachable!("tree meshes have positions and colours");
+                };
+                let VertexAttributeValues::Float32x4(colors) = colors else {
+                    unreachable!("tree colours are linear RGBA");
+                };
+                let radius = positions
+                    .iter()
+                    .map(|p| p[0].hypot(p[2]))
+                    .fold(0.0, f32::max);
+                let height = positions.iter().map(|p| p[1]).fold(0.0, f32::max);
+                // The crown's colour: from afar the trunk hardly shows.
+                let crown: Vec<&[f32; 4]> = positions
+                    .iter()
+                    .zip(colors)
+                    .filter(|(p, _)| p[1] > height * 0.45)
+                    .map(|(_, c)| c)
+                    .collect();
+                let mut color = [0.0; 4];
+                for c in &crown {
+                    for (sum, v) in color.iter_mut().zip(c.iter()) {
+                        *sum += v / crown.len() as f32;
+                    }
+                }
+                FarShape {
+                    radius,
+                    height,
+                    color,
+                }
+            })
+            .collect();
+        Self { shapes }
+    }
+
+    /// One mesh of `trees` (positions relative to the node) as spires, `widen` times wider than
+    /// their trees (a thinned forest keeps its cover); `None` without trees.
+    #[must_use]
+    pub fn forest_mesh(
+        &self,
+        trees: &[TreeInstance],
+        widen: f32,
+        usage: RenderAssetUsages,
+    ) -> Option<Mesh> {
+        if trees.is_empty() {
+            return None;
+        }
+        let mut positions = Vec::with_capacity(trees.len() * 9);
+        let mut normals = Vec::with_capacity(trees.len() * 9);
+        let mut colors = Vec::with_capacity(trees.len() * 9);
+        for tree in trees {
+            let shape = self.shapes[tree.species.index()];
+            let base = Vec3::from_array(tree.position);
+            let apex = base + Vec3::Y * shape.height * tree.scale;
+            let radius = shape.radius * tree.scale * widen;
+            let corner = |k: f32| {
+                let angle = tree.yaw + k * std::f32::consts::TAU / 3.0;
+                base + Vec3::new(angle.cos(), 0.0, angle.sin()) * radius
+            };
+            let corners = [corner(0.0), corner(1.0), corner(2.0)];
+            for k in 0..3 {
+                let (a, b) = (corners[k], corners[(k + 1) % 3]);
+                // Counter-clockwise seen from outside.
+                let normal = (apex - a).cross(b - a).normalize_or_zero();
+                for p in [a, apex, b] {
+                    positions.push(p.to_array());
+                    normals.push(normal.to_array());
+                    colors.push(shape.color);
+                }
+            }
+        }
+        Some(
+            Mesh::new(bevy::mesh::PrimitiveTopology::TriangleList, usage)
+                .with_inserted_attribute(Mesh::ATTRIBUTE_POSITION, positions)
+                .with_inserted_attribute(Mesh::ATTRIBUTE_NORMAL, normals)
+                .with_inserted_attribute(Mesh::ATTRIBUTE_COLOR, colors),
+        )
+    }
+}
 
 /// Marks a tree entity, with its species.
 #[derive(Component, Reflect, Clone, Copy, Debug, PartialEq, Eq)]
@@ -233,6 +350,51 @@ pub fn tree_mesh(species: TreeSpecies) -> Mesh {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn far_trees_are_spires_facing_outwards() {
+        let far = FarTrees::new();
+        let trees: Vec<TreeInstance> = TreeSpecies::ALL
+            .iter()
+            .enumerate()
+            .map(|(k, &species)| TreeInstance {
+                position: [k as f32 * 10.0, 5.0, 3.0],
+                species,
+                scale: 1.2,
+                yaw: k as f32,
+            })
+            .collect();
+        let mesh = far
+            .forest_mesh(&trees, 2.0, RenderAssetUsages::MAIN_WORLD)
+            .unwrap();
+        assert_eq!(mesh.count_vertices(), trees.len() * 9);
+        let Some(VertexAttributeValues::Float32x3(positions)) =
+            mesh.attribute(Mesh::ATTRIBUTE_POSITION)
+        else {
+            panic!("no positions");
+        };
+        let Some(VertexAttributeValues::Float32x3(normals)) =
+            mesh.attribute(Mesh::ATTRIBUTE_NORMAL)
+        else {
+            panic!("no normals");
+        };
+        for (k, tree) in trees.iter().enumerate() {
+            let base = Vec3::from_array(tree.position);
+            for v in 0..9 {
+                let (p, n) = (
+                    Vec3::from_array(positions[k * 9 + v]),
+                    Vec3::from_array(normals[k * 9 + v]),
+                );
+                assert!(p.y >= base.y - 1e-4, "on or above the ground");
+                let outwards = (p - base).with_y(0.0);
+                assert!(n.y > 0.0 && n.dot(outwards) >= -1e-4, "faces out and up");
+            }
+        }
+        assert!(
+            far.forest_mesh(&[], 1.0, RenderAssetUsages::MAIN_WORLD)
+                .is_none()
+        );
+    }
 
     #[test]
     fn every_species_has_a_coloured_mesh_standing_on_the_ground() {

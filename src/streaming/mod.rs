@@ -16,8 +16,10 @@ use bevy::tasks::futures::check_ready;
 use bevy::tasks::{AsyncComputeTaskPool, Task};
 use biome_core::{ChunkError, ChunkLayout, NodeCoord, TreeInstance};
 
-use crate::chunk::{BiomeChunk, BiomeWater, ChunkAssets, chunk_mesh, mesh_bytes};
-use crate::scatter::TreeAssets;
+use crate::chunk::{
+    BiomeChunk, BiomeWater, ChunkAssets, TerrainColors, TerrainMaterial, chunk_mesh, mesh_bytes,
+};
+use crate::scatter::{BiomeForest, FarTrees, TreeAssets};
 use crate::world::{BiomeWorldState, ChunkMeshOptions};
 
 pub mod planner;
@@ -89,12 +91,17 @@ pub struct BiomeWorldStats {
     /// Terrain entities no longer wanted whose area is covered: despawned over the next frames
     /// within the budget.
     pub retiring: usize,
+    /// Terrain entities fading in over what they replace (see
+    /// [`BiomeWorldStreaming::fade_seconds`](crate::BiomeWorldStreaming::fade_seconds)).
+    pub fading: usize,
     /// Nodes applied since start.
     pub applied_total: u64,
     /// Wanted nodes whose build failed at the current settings (see [`ChunkFailed`]).
     pub failed: usize,
     /// Terrain triangles alive.
     pub triangles: usize,
+    /// Far-forest triangles alive.
+    pub forest_triangles: usize,
     /// Bytes of terrain mesh data alive.
     pub mesh_bytes: usize,
     /// Tree entities alive.
@@ -108,7 +115,11 @@ impl BiomeWorldStats {
     /// waits to go.
     #[must_use]
     pub fn is_idle(&self) -> bool {
-        self.in_flight == 0 && self.queued == 0 && self.ready == 0 && self.retiring == 0
+        self.in_flight == 0
+            && self.queued == 0
+            && self.ready == 0
+            && self.retiring == 0
+            && self.fading == 0
     }
 
     /// Mean of [`BiomeWorldStats::build_times_ms`].
@@ -135,6 +146,8 @@ impl BiomeWorldStats {
 /// A node built off the main thread, ready to become entities.
 struct BuiltChunk {
     mesh: Mesh,
+    /// The far forest of a coarse node.
+    forest: Option<Mesh>,
     trees: Vec<TreeInstance>,
     below_sea: bool,
     build_ms: f32,
@@ -181,10 +194,25 @@ impl Drop for BuildTask {
 #[derive(Clone, Copy, Debug)]
 struct ShownNode {
     entity: Entity,
+    forest: Option<Entity>,
+    forest_triangles: usize,
     layout: ChunkLayout,
     triangles: usize,
     bytes: usize,
     trees: usize,
+}
+
+/// A terrain entity fading in: the planner hears of it once it is fully shown, so what it
+/// replaces stays until then.
+struct Fading {
+    entity: Entity,
+    /// Its far forest, which fades with it.
+    forest: Option<Entity>,
+    elapsed: f32,
+    /// Its own material, whose fade moves on each frame (none without a renderer).
+    material: Option<Handle<TerrainMaterial>>,
+    /// The shared material it takes when done.
+    shared: Option<Handle<TerrainMaterial>>,
 }
 
 /// The streamer's bookkeeping: the planner's answer, and the builds and entities that carry it
@@ -194,7 +222,10 @@ pub(crate) struct ChunkStreamer {
     planner: ChunkPlanner,
     tasks: HashMap<BuildKey, BuildTask>,
     ready: HashMap<BuildKey, BuiltChunk>,
+    /// Every terrain entity, fading or not.
     shown: HashMap<BuildKey, ShownNode>,
+    far_trees: Arc<FarTrees>,
+    fading: HashMap<BuildKey, Fading>,
     /// Builds that failed: not tried again until the settings change.
     failed: HashSet<BuildKey>,
 }
@@ -226,6 +257,7 @@ pub(crate) fn stream_chunks(
         for key in lost {
             let shown = streamer.shown.remove(&key).expect("listed above");
             streamer.planner.hidden(&key);
+            streamer.fading.remove(&key);
             world.write_message(ChunkDespawned {
                 node: key.node,
                 layout: shown.layout,
@@ -234,14 +266,44 @@ pub(crate) fn stream_chunks(
         }
         let state = world.resource::<BiomeWorldState>();
         let mesh_usage = world.resource::<ChunkMeshOptions>().usage();
-        stream(streamer, state, mesh_usage, &points);
+        let colors = if world.contains_resource::<Assets<TerrainMaterial>>() {
+            TerrainColors::PerPixel
+        } else {
+            TerrainColors::Final
+        };
+        stream(streamer, state, mesh_usage, colors, &points);
+        // A node still fading in that is no longer wanted goes at once: nothing relied on it.
+        let unwanted: Vec<BuildKey> = streamer
+            .fading
+            .keys()
+            .filter(|key| !streamer.planner.wants(key))
+            .copied()
+            .collect();
+        for key in unwanted {
+            let fading = streamer.fading.remove(&key).expect("listed above");
+            if let Some(node) = streamer.shown.remove(&key) {
+                despawn_chunk(world, key.node, &node);
+            }
+            drop_material(world, fading.material.as_ref());
+        }
     });
+}
+
+/// Removes a fading node's own material.
+fn drop_material(world: &mut World, material: Option<&Handle<TerrainMaterial>>) {
+    if let (Some(material), Some(mut materials)) = (
+        material,
+        world.get_resource_mut::<Assets<TerrainMaterial>>(),
+    ) {
+        materials.remove(material);
+    }
 }
 
 fn stream(
     streamer: &mut ChunkStreamer,
     state: &BiomeWorldState,
     mesh_usage: RenderAssetUsages,
+    colors: TerrainColors,
     anchors: &[[f64; 2]],
 ) {
     let layout = state.settings.layout;
@@ -250,7 +312,9 @@ fn stream(
         planner,
         tasks,
         ready,
+        shown,
         failed,
+        far_trees,
         ..
     } = streamer;
     failed.retain(|key| key.epoch == epoch);
@@ -264,19 +328,36 @@ fn stream(
         if tasks.len() >= state.streaming.max_tasks {
             break;
         }
-        if tasks.contains_key(&key) || ready.contains_key(&key) || failed.contains(&key) {
+        if tasks.contains_key(&key)
+            || ready.contains_key(&key)
+            || shown.contains_key(&key)
+            || failed.contains(&key)
+        {
             continue;
         }
         let generator = state.generator.clone();
         let cancel = Arc::new(AtomicBool::new(false));
         let flag = cancel.clone();
+        let stride = state.settings.far_forest_stride(key.node.level);
+        let far_trees = far_trees.clone();
         let task = pool.spawn(async move {
             let started = Instant::now();
             run_build(|| {
                 let data = generator.build_node(key.node, &layout, key.stitch, &flag)?;
-                let mesh = chunk_mesh(&data, mesh_usage);
+                let mesh = chunk_mesh(&data, mesh_usage, colors);
+                let forest = stride.and_then(|stride| {
+                    let size = key.node.size(&layout);
+                    let min = data.origin;
+                    let trees: Vec<TreeInstance> = generator
+                        .trees_in_rect_every(min, [min[0] + size, min[1] + size], stride)
+                        .iter()
+                        .map(|tree| tree.relative_to(min))
+                        .collect();
+                    far_trees.forest_mesh(&trees, stride as f32, mesh_usage)
+                });
                 Ok(BuiltChunk {
                     mesh,
+                    forest,
                     below_sea: data.min_height < 0.0,
                     trees: data.trees,
                     build_ms: started.elapsed().as_secs_f32() * 1000.0,
@@ -307,6 +388,8 @@ pub(crate) fn apply_chunks(world: &mut World) {
         let budget = (f64::from(state.streaming.apply_budget_ms) / 1000.0)
             .max(last_frame * SLOW_FRAME_SHARE);
         let (water, trees) = (state.settings.water, state.settings.trees);
+        let fade_seconds = state.streaming.fade_seconds;
+        let generator = state.generator.clone();
 
         let mut build_times = Vec::new();
         let mut failures = Vec::new();
@@ -315,7 +398,9 @@ pub(crate) fn apply_chunks(world: &mut World) {
             tasks,
             ready,
             shown,
+            fading,
             failed,
+            ..
         } = streamer;
         tasks.retain(|&key, task| {
             let Some(outcome) = check_ready(&mut task.task) else {
@@ -366,16 +451,77 @@ pub(crate) fn apply_chunks(world: &mut World) {
                 break;
             }
             let built = ready.remove(&key).expect("listed above");
-            let node = spawn_chunk(world, key, &layout, epoch, built, water, trees);
+            let shared = world.resource_scope(|world, mut assets: Mut<ChunkAssets>| {
+                let mut materials = world.get_resource_mut::<Assets<TerrainMaterial>>()?;
+                Some(assets.terrain_material(generator.settings(), layout.style, &mut materials))
+            });
+            // A node that replaces something fades in over it; new land appears at once.
+            let fades = fade_seconds > 0.0 && planner.is_covered(key.node);
+            let material = match (&shared, fades) {
+                (Some(shared), true) => {
+                    world.resource_scope(|_, mut materials: Mut<Assets<TerrainMaterial>>| {
+                        ChunkAssets::fading_material(shared, &mut materials)
+                    })
+                }
+                _ => None,
+            };
+            let look = match (&material, &shared) {
+                (Some(own), _) | (None, Some(own)) => TerrainLook::Surface(own.clone()),
+                (None, None) => TerrainLook::Standard,
+            };
+            let node = spawn_chunk(world, key, &layout, epoch, built, look, water, trees);
             world.write_message(ChunkSpawned {
                 node: key.node,
                 layout,
                 entity: node.entity,
             });
+            if fades {
+                fading.insert(
+                    key,
+                    Fading {
+                        entity: node.entity,
+                        forest: node.forest,
+                        elapsed: 0.0,
+                        material,
+                        shared,
+                    },
+                );
+            } else {
+                planner.shown(key);
+            }
             shown.insert(key, node);
-            planner.shown(key);
             world.resource_mut::<BiomeWorldStats>().applied_total += 1;
             done += 1;
+        }
+
+        // Fades move on with real time; a finished one hands its node to the planner, which can
+        // then retire what it replaced.
+        let finished: Vec<BuildKey> = fading
+            .iter_mut()
+            .filter_map(|(&key, fade)| {
+                fade.elapsed += last_frame as f32;
+                let progress = (fade.elapsed / fade_seconds.max(f32::EPSILON)).min(1.0);
+                if let (Some(material), Some(mut materials)) = (
+                    &fade.material,
+                    world.get_resource_mut::<Assets<TerrainMaterial>>(),
+                ) && let Some(mut material) = materials.get_mut(material)
+                {
+                    material.extension.surface.fade = progress;
+                }
+                (progress >= 1.0).then_some(key)
+            })
+            .collect();
+        for key in finished {
+            let fade = fading.remove(&key).expect("listed above");
+            if let Some(shared) = fade.shared {
+                for entity in std::iter::once(fade.entity).chain(fade.forest) {
+                    if let Ok(mut entity) = world.get_entity_mut(entity) {
+                        entity.insert(MeshMaterial3d(shared.clone()));
+                    }
+                }
+            }
+            drop_material(world, fade.material.as_ref());
+            planner.shown(key);
         }
 
         let queued = planner
@@ -383,7 +529,10 @@ pub(crate) fn apply_chunks(world: &mut World) {
             .build
             .iter()
             .filter(|key| {
-                !(tasks.contains_key(key) || ready.contains_key(key) || failed.contains(key))
+                !(tasks.contains_key(key)
+                    || ready.contains_key(key)
+                    || shown.contains_key(key)
+                    || failed.contains(key))
             })
             .count();
         let retiring = planner
@@ -413,19 +562,34 @@ pub(crate) fn apply_chunks(world: &mut World) {
         stats.ready = ready.len();
         stats.queued = queued;
         stats.retiring = retiring;
+        stats.fading = fading.len();
         stats.triangles = shown.values().map(|n| n.triangles).sum();
+        stats.forest_triangles = shown.values().map(|n| n.forest_triangles).sum();
         stats.mesh_bytes = shown.values().map(|n| n.bytes).sum();
         stats.trees = shown.values().map(|n| n.trees).sum();
     });
 }
 
+/// The material a terrain entity gets.
+enum TerrainLook {
+    /// [`ChunkAssets::terrain`], without a renderer.
+    Standard,
+    /// A [`TerrainMaterial`].
+    Surface(Handle<TerrainMaterial>),
+}
+
 /// Spawns a built node: the terrain entity with its water surface and trees as children.
+#[expect(
+    clippy::too_many_arguments,
+    reason = "one call site, which has each of these at hand"
+)]
 fn spawn_chunk(
     world: &mut World,
     key: BuildKey,
     layout: &ChunkLayout,
     generation: u64,
     built: BuiltChunk,
+    look: TerrainLook,
     water: bool,
     trees: bool,
 ) -> ShownNode {
@@ -433,21 +597,44 @@ fn spawn_chunk(
     let bytes = mesh_bytes(&built.mesh);
     let triangles = built.mesh.indices().map_or(0, |i| i.len() / 3);
     let mesh = world.resource_mut::<Assets<Mesh>>().add(built.mesh);
-    let terrain = world.resource::<ChunkAssets>().terrain.clone();
-    let entity = world
-        .spawn((
-            BiomeChunk {
-                node: key.node,
-                layout: *layout,
-                stitch: key.stitch,
-                generation,
-            },
-            Mesh3d(mesh),
-            MeshMaterial3d(terrain),
-            Transform::from_xyz(origin[0] as f32, 0.0, origin[1] as f32),
-            Visibility::default(),
-        ))
-        .id();
+    let forest_triangles = built.forest.as_ref().map_or(0, |m| m.count_vertices() / 3);
+    let forest = built
+        .forest
+        .map(|forest| world.resource_mut::<Assets<Mesh>>().add(forest));
+    let terrain = world.spawn((
+        BiomeChunk {
+            node: key.node,
+            layout: *layout,
+            stitch: key.stitch,
+            generation,
+        },
+        Mesh3d(mesh),
+        Transform::from_xyz(origin[0] as f32, 0.0, origin[1] as f32),
+        Visibility::default(),
+    ));
+    let entity = terrain.id();
+    // The forest shares the terrain's material: its vertex colours are final (it has no UVs),
+    // and it fades with the node.
+    let forest = forest.map(|mesh| {
+        world
+            .spawn((
+                BiomeForest,
+                Mesh3d(mesh),
+                Transform::IDENTITY,
+                ChildOf(entity),
+            ))
+            .id()
+    });
+    for part in std::iter::once(entity).chain(forest) {
+        let mut part = world.entity_mut(part);
+        match &look {
+            TerrainLook::Surface(material) => part.insert(MeshMaterial3d(material.clone())),
+            TerrainLook::Standard => {
+                let material = part.world().resource::<ChunkAssets>().terrain.clone();
+                part.insert(MeshMaterial3d(material))
+            }
+        };
+    }
     if water && built.below_sea {
         let (quad, material) = world.resource_scope(|world, mut assets: Mut<ChunkAssets>| {
             let quad = assets.water_quad(
@@ -477,6 +664,8 @@ fn spawn_chunk(
     }
     ShownNode {
         entity,
+        forest,
+        forest_triangles,
         layout: *layout,
         triangles,
         bytes,

@@ -219,11 +219,7 @@ impl ChunkPlanner {
             self.select();
             self.stale = true;
         }
-        if self.stale {
-            self.plan = self.make_plan();
-            self.stale = false;
-        }
-        &self.plan
+        self.plan()
     }
 
     /// Records that `key` is on screen.
@@ -246,10 +242,20 @@ impl ChunkPlanner {
         }
     }
 
-    /// The last plan [`ChunkPlanner::update`] made.
-    #[must_use]
-    pub fn plan(&self) -> &Plan {
+    /// The plan for the last anchors and config, made again if the screen changed since.
+    pub fn plan(&mut self) -> &Plan {
+        if self.stale && self.config.is_some() {
+            self.plan = self.make_plan();
+            self.stale = false;
+        }
         &self.plan
+    }
+
+    /// Whether the area of `node` (in the current layout) is on screen already, at its centre
+    /// and corners: a node built there replaces something.
+    #[must_use]
+    pub fn is_covered(&self, node: NodeCoord) -> bool {
+        self.config.is_some() && self.screen.covers(&self.rect(node), &self.shown)
     }
 
     /// Whether `key` is wanted and not shown yet: a build of it is worth finishing.

@@ -31,6 +31,10 @@ pub struct BiomeWorldSettings {
     pub water: bool,
     /// Whether trees are spawned (the generator still places them; see `generator.trees`).
     pub trees: bool,
+    /// Nodes of levels 1 to this carry a far forest: one mesh of a thinned subset of their trees
+    /// (1 in 4 from level 2, 1 in 16 from level 4), each a spire of its tree's size and colour.
+    /// Full-detail chunks carry tree entities; 0 draws no trees beyond them.
+    pub far_forest_levels: u8,
 }
 
 impl Default for BiomeWorldSettings {
@@ -40,6 +44,7 @@ impl Default for BiomeWorldSettings {
             layout: ChunkLayout::default(),
             water: true,
             trees: true,
+            far_forest_levels: 4,
         }
     }
 }
@@ -52,7 +57,29 @@ impl BiomeWorldSettings {
     /// The first value out of range, by field path.
     pub fn validate(&self) -> Result<(), SettingsError> {
         self.generator.validate()?;
-        self.layout.validate_with(&self.generator)
+        self.layout.validate_with(&self.generator)?;
+        if !Self::FAR_FOREST_LEVELS.contains(&self.far_forest_levels) {
+            let (start, end) = Self::FAR_FOREST_LEVELS.into_inner();
+            return Err(SettingsError {
+                field: "far_forest_levels".to_owned(),
+                reason: format!(
+                    "must be from {start} to {end} (got {})",
+                    self.far_forest_levels
+                ),
+            });
+        }
+        Ok(())
+    }
+
+    /// Accepted [`BiomeWorldSettings::far_forest_levels`].
+    pub const FAR_FOREST_LEVELS: RangeInclusive<u8> = 0..=6;
+
+    /// How many tree-grid cells a far forest on a node of `level` keeps one tree of, along each
+    /// axis (1 at level 1, 2 at levels 2 and 3, 4 at levels 4 and 5...); `None` where the node
+    /// carries tree entities or no trees.
+    #[must_use]
+    pub fn far_forest_stride(&self, level: u8) -> Option<u32> {
+        (self.trees && (1..=self.far_forest_levels).contains(&level)).then(|| 1 << (level / 2))
     }
 
     /// Bytes of terrain mesh (positions, normals, colours and indices) in one chunk.
@@ -68,8 +95,8 @@ impl BiomeWorldSettings {
     }
 }
 
-/// Position, normal and colour of one terrain vertex.
-const VERTEX_BYTES: u64 = 12 + 12 + 16;
+/// Position, normal, colour and temperature (a UV pair) of one terrain vertex.
+const VERTEX_BYTES: u64 = 12 + 12 + 16 + 8;
 
 /// How terrain streams around the anchors: how far it reaches, where it changes level of detail,
 /// and how much work it may take. Changes apply at once; nodes change level as needed, nothing
@@ -92,6 +119,10 @@ pub struct BiomeWorldStreaming {
     /// and a node past the horizon stays until this share beyond it, so an anchor hovering at a
     /// boundary does not churn.
     pub hysteresis: f32,
+    /// Seconds over which a node that replaces others (another level, stitch or settings) is
+    /// dithered in over them before they go; 0 swaps at once. Land with nothing on screen yet
+    /// appears at once.
+    pub fade_seconds: f32,
     /// At most this many nodes are built at once on the async compute pool.
     pub max_tasks: usize,
     /// Main-thread time per frame for turning finished nodes into entities and despawning old
@@ -106,6 +137,7 @@ impl Default for BiomeWorldStreaming {
             horizon: 8192.0,
             detail_radius: 256.0,
             hysteresis: 0.25,
+            fade_seconds: 0.3,
             max_tasks: default_task_budget(),
             apply_budget_ms: 0.6,
         }
@@ -125,6 +157,8 @@ impl BiomeWorldStreaming {
     pub const DETAIL_RADIUS: RangeInclusive<f32> = 1.0..=65536.0;
     /// Accepted [`BiomeWorldStreaming::hysteresis`].
     pub const HYSTERESIS: RangeInclusive<f32> = 0.0..=1.0;
+    /// Accepted [`BiomeWorldStreaming::fade_seconds`].
+    pub const FADE_SECONDS: RangeInclusive<f32> = 0.0..=5.0;
     /// Accepted [`BiomeWorldStreaming::max_tasks`].
     pub const MAX_TASKS: RangeInclusive<usize> = 1..=256;
     /// Accepted [`BiomeWorldStreaming::apply_budget_ms`].
@@ -186,6 +220,7 @@ impl BiomeWorldStreaming {
                 " world units",
             ),
             ("hysteresis", self.hysteresis, Self::HYSTERESIS, ""),
+            ("fade_seconds", self.fade_seconds, Self::FADE_SECONDS, " s"),
             (
                 "apply_budget_ms",
                 self.apply_budget_ms,
@@ -357,7 +392,7 @@ mod tests {
         let streaming = BiomeWorldStreaming::default();
         streaming.validate_with(&settings).unwrap();
         let nodes = streaming.lod(settings.layout).node_estimate();
-        assert!(nodes * settings.chunk_mesh_bytes() < BiomeWorldStreaming::MESH_MEMORY_LIMIT / 8);
+        assert!(nodes * settings.chunk_mesh_bytes() < BiomeWorldStreaming::MESH_MEMORY_LIMIT / 4);
         // Full detail to 4 km: about 5,800 chunks, 1.2 GiB of meshes.
         let error = BiomeWorldStreaming::full_detail(4096.0)
             .validate_with(&settings)
@@ -398,6 +433,7 @@ mod tests {
         assert_eq!(refused(|s| s.horizon = 1e6), "horizon");
         assert_eq!(refused(|s| s.detail_radius = f32::NAN), "detail_radius");
         assert_eq!(refused(|s| s.hysteresis = -0.1), "hysteresis");
+        assert_eq!(refused(|s| s.fade_seconds = 9.0), "fade_seconds");
         assert_eq!(refused(|s| s.max_tasks = 0), "max_tasks");
         assert_eq!(refused(|s| s.apply_budget_ms = f32::NAN), "apply_budget_ms");
         let refused = |change: fn(&mut BiomeWorldSettings)| {

@@ -426,21 +426,27 @@ fn builds_stop_soon_after_they_are_cancelled() {
         Err(ChunkError::Cancelled)
     );
     let full = best_of_three(|| drop(world.build_chunk(coord, &layout).unwrap()));
-    let flag = AtomicBool::new(false);
-    let (result, elapsed) = std::thread::scope(|scope| {
-        scope.spawn(|| {
-            std::thread::sleep(full / 10);
-            flag.store(true, Ordering::Relaxed);
+    // On a loaded machine the thread that sets the flag may wake late: one try in three must
+    // show the build stopping early.
+    let mut tries = Vec::new();
+    for _ in 0..3 {
+        let flag = AtomicBool::new(false);
+        let (result, elapsed) = std::thread::scope(|scope| {
+            scope.spawn(|| {
+                std::thread::sleep(full / 10);
+                flag.store(true, Ordering::Relaxed);
+            });
+            let started = Instant::now();
+            let result = world.build_chunk_cancellable(coord, &layout, &flag);
+            (result, started.elapsed())
         });
-        let started = Instant::now();
-        let result = world.build_chunk_cancellable(coord, &layout, &flag);
-        (result, started.elapsed())
-    });
-    assert_eq!(result, Err(ChunkError::Cancelled));
-    assert!(
-        elapsed < full * 3 / 4,
-        "cancelled after {elapsed:?}, a whole build takes {full:?}"
-    );
+        let stopped = result == Err(ChunkError::Cancelled);
+        if stopped && elapsed < full * 3 / 4 {
+            return;
+        }
+        tries.push((stopped, elapsed));
+    }
+    panic!("no build stopped early: (cancelled, took) {tries:?}, a whole build takes {full:?}");
 }
 
 /// Constants outside the node range, and a graph whose bound is exactly at the limit, show the

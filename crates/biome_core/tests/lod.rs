@@ -96,6 +96,11 @@ fn assert_watertight(fine: &ChunkData, coarse: &ChunkData, side: usize) {
             );
             assert_eq!(fine.normals[k], coarse.normals[c], "normal at {t}");
             assert_eq!(fine.colors[k], coarse.colors[c], "colour at {t}");
+            assert_eq!(fine.land_colors[k], coarse.land_colors[c], "land at {t}");
+            assert_eq!(
+                fine.temperatures[k], coarse.temperatures[c],
+                "temperature at {t}"
+            );
             continue;
         }
         // Between two coarse vertices: on their segment.
@@ -116,7 +121,16 @@ fn assert_watertight(fine: &ChunkData, coarse: &ChunkData, side: usize) {
             let want =
                 ((f64::from(coarse.colors[a][c]) + f64::from(coarse.colors[b][c])) / 2.0) as f32;
             assert_eq!(fine.colors[k][c], want, "colour between at {t}");
+            let land = ((f64::from(coarse.land_colors[a][c]) + f64::from(coarse.land_colors[b][c]))
+                / 2.0) as f32;
+            assert_eq!(fine.land_colors[k][c], land, "land between at {t}");
         }
+        let temperature =
+            ((f64::from(coarse.temperatures[a]) + f64::from(coarse.temperatures[b])) / 2.0) as f32;
+        assert_eq!(
+            fine.temperatures[k], temperature,
+            "temperature between at {t}"
+        );
         let sum: Vec<f32> = (0..3)
             .map(|c| coarse.normals[a][c] + coarse.normals[b][c])
             .collect();

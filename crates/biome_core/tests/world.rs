@@ -328,3 +328,32 @@ fn regions_are_the_nearest_wobbled_sites_by_brute_force() {
         assert_eq!(sample.biome, world.region_biome(sample.region));
     }
 }
+
+#[test]
+fn far_forests_are_a_thinned_subset_of_the_trees() {
+    let world = world(9);
+    let (min, max) = ([-1000.0, -700.0], [900.0, 1100.0]);
+    let all = world.trees_in_rect(min, max);
+    assert_eq!(world.trees_in_rect_every(min, max, 1), all);
+    let spacing = world.settings().trees.spacing;
+    for stride in [2u32, 3, 4] {
+        let few = world.trees_in_rect_every(min, max, stride);
+        for tree in &few {
+            assert!(
+                all.contains(tree),
+                "stride {stride}: {tree:?} is not a tree"
+            );
+            // Each kept tree is in a cell on the stride's grid.
+            let cell = |v: f64| (v / spacing).floor() as i64;
+            assert_eq!(cell(tree.position[0]).rem_euclid(i64::from(stride)), 0);
+            assert_eq!(cell(tree.position[2]).rem_euclid(i64::from(stride)), 0);
+        }
+        let share = few.len() as f64 * f64::from(stride * stride) / all.len() as f64;
+        assert!(
+            (0.7..1.3).contains(&share),
+            "stride {stride}: {} of {} trees",
+            few.len(),
+            all.len()
+        );
+    }
+}

@@ -369,6 +369,11 @@ pub struct ChunkData {
     pub normals: Vec<[f32; 3]>,
     /// Linear RGBA vertex colours, blended across region borders.
     pub colors: Vec<[f32; 4]>,
+    /// Linear RGBA land colours per vertex, before water, sand and snow ([`crate::Sample::land_color`]).
+    pub land_colors: Vec<[f32; 4]>,
+    /// Temperature per vertex, 0 to 1, with mountain chill (snow lies below
+    /// `surface.snow_temperature`).
+    pub temperatures: Vec<f32>,
     /// Triangle list, counter-clockwise seen from above.
     pub indices: Vec<u32>,
     /// Biome index ([`crate::world::BiomeTable::biomes`]) per vertex.
@@ -466,7 +471,7 @@ pub(crate) fn build(
         MeshStyle::FlatTiles => 4 * (tiles * tiles) as usize,
     };
     let trees = if node.level == 0 {
-        crate::trees::trees_in(generator, min, max, &cache)
+        crate::trees::trees_in(generator, min, max, &cache, 1)
             .into_iter()
             .map(|t| t.relative_to(origin))
             .collect()
@@ -480,6 +485,8 @@ pub(crate) fn build(
         positions: Vec::with_capacity(vertex_count),
         normals: Vec::with_capacity(vertex_count),
         colors: Vec::with_capacity(vertex_count),
+        land_colors: Vec::with_capacity(vertex_count),
+        temperatures: Vec::with_capacity(vertex_count),
         indices: Vec::with_capacity(6 * (tiles * tiles) as usize),
         biomes: Vec::with_capacity(vertex_count),
         trees,
@@ -652,6 +659,9 @@ impl StitchedEdges {
                 chunk.normals[k] = normalize(n).map(|v| v as f32);
                 chunk.colors[k] =
                     [0, 1, 2, 3].map(|c| midpoint(chunk.colors[a][c], chunk.colors[b][c]));
+                chunk.land_colors[k] = [0, 1, 2, 3]
+                    .map(|c| midpoint(chunk.land_colors[a][c], chunk.land_colors[b][c]));
+                chunk.temperatures[k] = midpoint(chunk.temperatures[a], chunk.temperatures[b]);
                 chunk.biomes[k] = chunk.biomes[a];
             }
         }
@@ -670,6 +680,8 @@ impl ChunkData {
         self.positions.push(position);
         self.normals.push(normal.map(|v| v as f32));
         self.colors.push(sample.color);
+        self.land_colors.push(sample.land_color);
+        self.temperatures.push(sample.climate.temperature as f32);
         self.biomes.push(sample.biome as u16);
     }
 

@@ -61,13 +61,15 @@ const SLOPE_STEP: f64 = 1.0;
 /// Frequency of the forest-clumping field, 1 / world units: forests a few hundred units across.
 const FOREST_SCALE: f64 = 0.006;
 
-/// Every tree standing in `[min.x, max.x) × [min.z, max.z)` of `generator`'s world
-/// ([`WorldGenerator::trees_in_rect`]), region sites from `cache`.
+/// Every tree standing in `[min.x, max.x) × [min.z, max.z)` of `generator`'s world whose grid
+/// cell is on every `stride`-th column and row ([`WorldGenerator::trees_in_rect_every`]; 1 for
+/// all of them), region sites from `cache`.
 pub(crate) fn trees_in(
     generator: &WorldGenerator,
     min: [f64; 2],
     max: [f64; 2],
     cache: &SiteCache,
+    stride: u32,
 ) -> Vec<Tree> {
     let settings = generator.settings();
     let trees = &settings.trees;
@@ -86,9 +88,15 @@ pub(crate) fn trees_in(
     // Spots stay inside their cells, so only cells overlapping the rectangle can contribute.
     // The cheap draws come first: most spots are dropped before any terrain is sampled.
     let cell = |v: f64| (v / trees.spacing).floor() as i64;
+    let stride = i64::from(stride.max(1));
+    // The cells of the stride's grid from `low` to `high`.
+    let cells = |low: i64, high: i64| {
+        let first = low + (stride - low.rem_euclid(stride)) % stride;
+        (first..=high).step_by(stride as usize)
+    };
     let mut spots = Vec::new();
-    for cz in cell(min[1])..=cell(max[1]) {
-        for cx in cell(min[0])..=cell(max[0]) {
+    for cz in cells(cell(min[1]), cell(max[1])) {
+        for cx in cells(cell(min[0]), cell(max[0])) {
             let keep = unit(hash_cell(seed, cx, cz, salt::TREE_KEEP));
             if keep >= keep_limit {
                 continue;

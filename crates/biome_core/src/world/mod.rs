@@ -106,7 +106,15 @@ pub struct Sample {
     pub surface: Surface,
     /// Linear RGBA ground colour.
     pub color: [f32; 4],
+    /// Linear RGBA land colour: the two biomes blended across the border, before water, sand
+    /// and snow are laid over it (which a terrain shader can do per pixel from the height and
+    /// the temperature, with [`SNOW_BAND`]).
+    pub land_color: [f32; 4],
 }
+
+/// Half the width, in temperature, of the band over which land turns to snow around
+/// `surface.snow_temperature`.
+pub const SNOW_BAND: f64 = 0.04;
 
 /// Linear RGB colours of the settings, ready for blending.
 #[derive(Clone, Debug)]
@@ -319,7 +327,17 @@ impl WorldGenerator {
     pub fn trees_in_rect(&self, min: [f64; 2], max: [f64; 2]) -> Vec<Tree> {
         let (min, max) = (min.map(clamp_coordinate), max.map(clamp_coordinate));
         let cache = SiteCache::covering(self.regions, min[0], min[1], max[0], max[1], 3);
-        trees::trees_in(self, min, max, &cache)
+        trees::trees_in(self, min, max, &cache, 1)
+    }
+
+    /// The trees of [`WorldGenerator::trees_in_rect`] whose tree-grid cell lies on every
+    /// `stride`-th column and row (a subset: 1 in `stride²` spots), for far forests drawn with
+    /// fewer, wider trees. The work grows with the area over `(stride × spacing)²`.
+    #[must_use]
+    pub fn trees_in_rect_every(&self, min: [f64; 2], max: [f64; 2], stride: u32) -> Vec<Tree> {
+        let (min, max) = (min.map(clamp_coordinate), max.map(clamp_coordinate));
+        let cache = SiteCache::covering(self.regions, min[0], min[1], max[0], max[1], 3);
+        trees::trees_in(self, min, max, &cache, stride)
     }
 
     /// The biome of `region`: the climate at its site picks it, as in the tutorial's Lab #4.
@@ -382,6 +400,10 @@ impl WorldGenerator {
                 second_biome,
                 blend,
             ),
+            land_color: {
+                let land = self.land(biome, second_biome, blend);
+                [land[0] as f32, land[1] as f32, land[2] as f32, 1.0]
+            },
         }
     }
 
@@ -420,8 +442,7 @@ impl WorldGenerator {
                 lerp3(p.shallow_water, p.deep_water, depth)
             }
             Surface::Beach | Surface::Land | Surface::Snow => {
-                let land = lerp3(p.biomes[second_biome], p.biomes[biome], blend);
-                const SNOW_BAND: f64 = 0.04;
+                let land = self.land(biome, second_biome, blend);
                 let snow = smoothstep(
                     s.snow_temperature + SNOW_BAND,
                     s.snow_temperature - SNOW_BAND,
@@ -434,6 +455,12 @@ impl WorldGenerator {
             }
         };
         [rgb[0] as f32, rgb[1] as f32, rgb[2] as f32, 1.0]
+    }
+
+    /// The land colour of a point `blend` inside `biome`'s region, next to `second_biome`'s.
+    fn land(&self, biome: usize, second_biome: usize, blend: f64) -> [f64; 3] {
+        let biomes = &self.palette.biomes;
+        lerp3(biomes[second_biome], biomes[biome], blend)
     }
 
     /// The climate and wobble noise of many points, with the batch paths.
