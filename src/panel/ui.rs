@@ -799,6 +799,10 @@ fn streaming_section(ui: &mut egui::Ui, draft: &mut PanelDraft) {
     ui.checkbox(&mut settings.water, "Water surface");
     ui.checkbox(&mut settings.trees, "Spawn trees");
     ui.add(
+        egui::Slider::new(&mut settings.tree_levels, BiomeWorldSettings::TREE_LEVELS)
+            .text("tree entity levels"),
+    );
+    ui.add(
         egui::Slider::new(
             &mut settings.far_forest_levels,
             BiomeWorldSettings::FAR_FOREST_LEVELS,

@@ -4,12 +4,13 @@
 //! turn finished builds into entities within a main-thread time budget, and despawn what it
 //! retires once the nodes replacing it are shown.
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::VecDeque;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use bevy::asset::RenderAssetUsages;
+use bevy::platform::collections::{HashMap, HashSet};
 use bevy::platform::time::Instant;
 use bevy::prelude::*;
 use bevy::tasks::futures::check_ready;
@@ -108,6 +109,10 @@ pub struct BiomeWorldStats {
     pub trees: usize,
     /// Build times of the latest nodes, milliseconds (newest last, at most 256).
     pub build_times_ms: VecDeque<f32>,
+    /// Main-thread time of the last frame's planning and task start, milliseconds.
+    pub stream_ms: f32,
+    /// Main-thread time of the last frame's spawning, despawning and fades, milliseconds.
+    pub apply_ms: f32,
 }
 
 impl BiomeWorldStats {
@@ -239,6 +244,7 @@ pub(crate) fn stream_chunks(
     world: &mut World,
     anchors: &mut QueryState<&GlobalTransform, With<BiomeWorldAnchor>>,
 ) {
+    let started = Instant::now();
     let points: Vec<[f64; 2]> = anchors
         .iter(world)
         .map(|transform| {
@@ -287,6 +293,7 @@ pub(crate) fn stream_chunks(
             drop_material(world, fading.material.as_ref());
         }
     });
+    world.resource_mut::<BiomeWorldStats>().stream_ms = started.elapsed().as_secs_f32() * 1000.0;
 }
 
 /// Removes a fading node's own material.
@@ -339,6 +346,7 @@ fn stream(
         let cancel = Arc::new(AtomicBool::new(false));
         let flag = cancel.clone();
         let stride = state.settings.far_forest_stride(key.node.level);
+        let coarse_trees = key.node.level > 0 && state.settings.tree_entities_at(key.node.level);
         let far_trees = far_trees.clone();
         let task = pool.spawn(async move {
             let started = Instant::now();
@@ -355,11 +363,24 @@ fn stream(
                         .collect();
                     far_trees.forest_mesh(&trees, stride as f32, mesh_usage)
                 });
+                // The core gives chunks their trees; coarser nodes that carry tree entities get
+                // theirs here (standing at full-detail ground heights).
+                let trees = if coarse_trees {
+                    let size = key.node.size(&layout);
+                    let min = data.origin;
+                    generator
+                        .trees_in_rect(min, [min[0] + size, min[1] + size])
+                        .iter()
+                        .map(|tree| tree.relative_to(min))
+                        .collect()
+                } else {
+                    data.trees
+                };
                 Ok(BuiltChunk {
                     mesh,
                     forest,
                     below_sea: data.min_height < 0.0,
-                    trees: data.trees,
+                    trees,
                     build_ms: started.elapsed().as_secs_f32() * 1000.0,
                 })
             })
@@ -443,7 +464,7 @@ pub(crate) fn apply_chunks(world: &mut World) {
             .plan()
             .build
             .iter()
-            .filter(|key| ready.contains_key(key))
+            .filter(|key| ready.contains_key(*key))
             .copied()
             .collect();
         for key in order {
@@ -528,7 +549,7 @@ pub(crate) fn apply_chunks(world: &mut World) {
             .plan()
             .build
             .iter()
-            .filter(|key| {
+            .filter(|&key| {
                 !(tasks.contains_key(key)
                     || ready.contains_key(key)
                     || shown.contains_key(key)
@@ -539,7 +560,7 @@ pub(crate) fn apply_chunks(world: &mut World) {
             .plan()
             .retire
             .iter()
-            .filter(|key| shown.contains_key(key))
+            .filter(|&key| shown.contains_key(key))
             .count();
         let mut stats = world.resource_mut::<BiomeWorldStats>();
         for ms in build_times {
@@ -567,6 +588,7 @@ pub(crate) fn apply_chunks(world: &mut World) {
         stats.forest_triangles = shown.values().map(|n| n.forest_triangles).sum();
         stats.mesh_bytes = shown.values().map(|n| n.bytes).sum();
         stats.trees = shown.values().map(|n| n.trees).sum();
+        stats.apply_ms = started.elapsed().as_secs_f32() * 1000.0;
     });
 }
 

@@ -17,7 +17,7 @@
 //! moved away) stays while it is within the horizon plus the hysteresis share, so an anchor
 //! hovering at the horizon does not churn either; nodes of older settings go at once there.
 
-use std::collections::{HashMap, HashSet};
+use bevy::platform::collections::{HashMap, HashSet};
 
 use biome_core::{ChunkCoord, ChunkLayout, NodeCoord, Stitch};
 
@@ -184,7 +184,7 @@ pub struct ChunkPlanner {
     wanted: HashMap<NodeCoord, Stitch>,
     /// What is on screen, with the area it covers.
     shown: HashMap<BuildKey, NodeRect>,
-    /// The same, by cells of the top level's node size.
+    /// The same, indexed by node.
     screen: ShownIndex,
     /// The answer, made again only when the selection or the screen changed.
     plan: Plan,
@@ -209,9 +209,8 @@ impl ChunkPlanner {
                 // Nodes of another layout cover other squares: no split carries over.
                 self.split.clear();
             }
-            let cell = NodeCoord::new(config.top_level(), 0, 0).size(&config.layout);
-            if self.screen.cell != cell {
-                self.screen = ShownIndex::new(cell, &self.shown);
+            if self.screen.layout != Some(config.layout) {
+                self.screen = ShownIndex::new(config.layout, &self.shown);
             }
             self.config = Some(*config);
             self.epoch = epoch;
@@ -562,19 +561,23 @@ impl ChunkPlanner {
     }
 }
 
-/// The shown nodes bucketed by cells of one size, to ask what covers an area.
+/// The shown nodes by where they sit in the current layout's quadtree, to ask what covers a
+/// point with one lookup per level.
 #[derive(Clone, Debug, Default)]
 struct ShownIndex {
-    cell: f64,
-    cells: HashMap<[i64; 2], Vec<BuildKey>>,
-    /// Nodes over many cells (of a much coarser older layout), checked everywhere.
-    large: Vec<BuildKey>,
+    layout: Option<ChunkLayout>,
+    /// Nodes of the current layout, by node (several keys when stitches or epochs differ).
+    aligned: HashMap<NodeCoord, Vec<BuildKey>>,
+    /// Bit `k` set when a level-`k` node is in `aligned`.
+    levels: u32,
+    /// Nodes of another layout (after a layout change, until they go), checked one by one.
+    other: Vec<BuildKey>,
 }
 
 impl ShownIndex {
-    fn new(cell: f64, shown: &HashMap<BuildKey, NodeRect>) -> Self {
+    fn new(layout: ChunkLayout, shown: &HashMap<BuildKey, NodeRect>) -> Self {
         let mut index = Self {
-            cell,
+            layout: Some(layout),
             ..Self::default()
         };
         for (&key, rect) in shown {
@@ -583,43 +586,53 @@ impl ShownIndex {
         index
     }
 
-    fn cell_of(&self, point: [f64; 2]) -> [i64; 2] {
-        point.map(|v| (v / self.cell).floor() as i64)
-    }
-
-    /// The cells `rect` spans, or `None` when they are too many to list.
-    fn span(&self, rect: &NodeRect) -> Option<([i64; 2], [i64; 2])> {
-        let (low, high) = (self.cell_of(rect.min), self.cell_of(rect.max));
-        (high[0] - low[0] <= 4 && high[1] - low[1] <= 4).then_some((low, high))
+    fn is_aligned(&self, key: &BuildKey, rect: &NodeRect) -> bool {
+        self.layout
+            .is_some_and(|layout| NodeRect::of(key.node, &layout) == *rect)
     }
 
     fn insert(&mut self, key: BuildKey, rect: &NodeRect) {
-        let Some((low, high)) = self.span(rect) else {
-            self.large.push(key);
-            return;
-        };
-        for z in low[1]..=high[1] {
-            for x in low[0]..=high[0] {
-                self.cells.entry([x, z]).or_default().push(key);
-            }
+        if self.is_aligned(&key, rect) {
+            self.aligned.entry(key.node).or_default().push(key);
+            self.levels |= 1 << key.node.level;
+        } else {
+            self.other.push(key);
         }
     }
 
     fn remove(&mut self, key: &BuildKey, rect: &NodeRect) {
-        let Some((low, high)) = self.span(rect) else {
-            self.large.retain(|k| k != key);
-            return;
-        };
-        for z in low[1]..=high[1] {
-            for x in low[0]..=high[0] {
-                if let Some(keys) = self.cells.get_mut(&[x, z]) {
-                    keys.retain(|k| k != key);
-                    if keys.is_empty() {
-                        self.cells.remove(&[x, z]);
-                    }
+        if self.is_aligned(key, rect) {
+            if let Some(keys) = self.aligned.get_mut(&key.node) {
+                keys.retain(|k| k != key);
+                if keys.is_empty() {
+                    self.aligned.remove(&key.node);
+                }
+            }
+        } else {
+            self.other.retain(|k| k != key);
+        }
+    }
+
+    /// Whether some shown node holds `point`.
+    fn holds(&self, point: [f64; 2], shown: &HashMap<BuildKey, NodeRect>) -> bool {
+        if let Some(layout) = &self.layout {
+            let chunk = ChunkCoord::containing(point[0], point[1], layout);
+            let mut levels = self.levels;
+            while levels != 0 {
+                let level = levels.trailing_zeros() as u8;
+                levels &= levels - 1;
+                let node = NodeCoord::holding(chunk, level);
+                if self.aligned.get(&node).is_some_and(|keys| {
+                    keys.iter()
+                        .any(|k| shown.get(k).is_some_and(|r| r.contains(point)))
+                }) {
+                    return true;
                 }
             }
         }
+        self.other
+            .iter()
+            .any(|k| shown.get(k).is_some_and(|r| r.contains(point)))
     }
 
     /// Whether the centre and the four corners (just inside) of `rect` are all on screen.
@@ -630,16 +643,9 @@ impl ShownIndex {
             [rect.max[0] - inset, rect.max[1] - inset],
         );
         let centre = [(low[0] + high[0]) / 2.0, (low[1] + high[1]) / 2.0];
-        let holds = |key: &BuildKey, p: [f64; 2]| shown.get(key).is_some_and(|r| r.contains(p));
         [centre, low, high, [low[0], high[1]], [high[0], low[1]]]
             .iter()
-            .all(|&p| {
-                self.large.iter().any(|k| holds(k, p))
-                    || self
-                        .cells
-                        .get(&self.cell_of(p))
-                        .is_some_and(|keys| keys.iter().any(|k| holds(k, p)))
-            })
+            .all(|&p| self.holds(p, shown))
     }
 }
 

@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use bevy::asset::RenderAssetUsages;
 use bevy::prelude::*;
-use biome_core::world::SettingsError;
+use biome_core::world::{SettingsError, limits};
 use biome_core::{ChunkLayout, MeshStyle, WorldGenerator, WorldSettings};
 
 use crate::streaming::planner::LodConfig;
@@ -31,9 +31,14 @@ pub struct BiomeWorldSettings {
     pub water: bool,
     /// Whether trees are spawned (the generator still places them; see `generator.trees`).
     pub trees: bool,
-    /// Nodes of levels 1 to this carry a far forest: one mesh of a thinned subset of their trees
-    /// (1 in 4 from level 2, 1 in 16 from level 4), each a spire of its tree's size and colour.
-    /// Full-detail chunks carry tree entities; 0 draws no trees beyond them.
+    /// Nodes up to this level carry their trees as entities (0: full-detail chunks only; 1, the
+    /// default, also the next level, which puts tree entities within about 400 to 800 units of
+    /// an anchor with the default `detail_radius`). Their number depends on the levels' ranges,
+    /// not on the horizon.
+    pub tree_levels: u8,
+    /// Coarser nodes up to this level carry a far forest: one mesh of a thinned subset of their
+    /// trees (1 in 4 at levels 2 and 3, 1 in 16 at levels 4 and 5), each a spire of its tree's
+    /// size and crown colour. At `tree_levels` or below, no far forests.
     pub far_forest_levels: u8,
 }
 
@@ -44,6 +49,7 @@ impl Default for BiomeWorldSettings {
             layout: ChunkLayout::default(),
             water: true,
             trees: true,
+            tree_levels: 1,
             far_forest_levels: 4,
         }
     }
@@ -58,28 +64,58 @@ impl BiomeWorldSettings {
     pub fn validate(&self) -> Result<(), SettingsError> {
         self.generator.validate()?;
         self.layout.validate_with(&self.generator)?;
-        if !Self::FAR_FOREST_LEVELS.contains(&self.far_forest_levels) {
-            let (start, end) = Self::FAR_FOREST_LEVELS.into_inner();
+        for (field, value, accepted) in [
+            ("tree_levels", self.tree_levels, Self::TREE_LEVELS),
+            (
+                "far_forest_levels",
+                self.far_forest_levels,
+                Self::FAR_FOREST_LEVELS,
+            ),
+        ] {
+            if !accepted.contains(&value) {
+                let (start, end) = accepted.into_inner();
+                return Err(SettingsError {
+                    field: field.to_owned(),
+                    reason: format!("must be from {start} to {end} (got {value})"),
+                });
+            }
+        }
+        // Tree entities on a node cost its area over the tree spacing squared.
+        let level_chunks = 4f64.powi(i32::from(self.tree_levels));
+        let spots =
+            level_chunks * (self.layout.chunk_size() / self.generator.trees.spacing + 2.0).powi(2);
+        if self.generator.trees.enabled && spots > limits::MAX_TREE_SPOTS {
             return Err(SettingsError {
-                field: "far_forest_levels".to_owned(),
+                field: "tree_levels".to_owned(),
                 reason: format!(
-                    "must be from {start} to {end} (got {})",
-                    self.far_forest_levels
+                    "a level-{} node would have about {spots:.0} tree spots, over the {} limit: \
+                     lower tree_levels (or raise trees.spacing)",
+                    self.tree_levels,
+                    limits::MAX_TREE_SPOTS
                 ),
             });
         }
         Ok(())
     }
 
+    /// Accepted [`BiomeWorldSettings::tree_levels`].
+    pub const TREE_LEVELS: RangeInclusive<u8> = 0..=3;
     /// Accepted [`BiomeWorldSettings::far_forest_levels`].
     pub const FAR_FOREST_LEVELS: RangeInclusive<u8> = 0..=6;
 
+    /// Whether nodes of `level` carry tree entities.
+    #[must_use]
+    pub fn tree_entities_at(&self, level: u8) -> bool {
+        self.trees && level <= self.tree_levels
+    }
+
     /// How many tree-grid cells a far forest on a node of `level` keeps one tree of, along each
-    /// axis (1 at level 1, 2 at levels 2 and 3, 4 at levels 4 and 5...); `None` where the node
-    /// carries tree entities or no trees.
+    /// axis (2 at levels 2 and 3, 4 at levels 4 and 5...); `None` where the node carries tree
+    /// entities or no trees.
     #[must_use]
     pub fn far_forest_stride(&self, level: u8) -> Option<u32> {
-        (self.trees && (1..=self.far_forest_levels).contains(&level)).then(|| 1 << (level / 2))
+        (self.trees && level > self.tree_levels && level <= self.far_forest_levels)
+            .then(|| 1 << (level / 2))
     }
 
     /// Bytes of terrain mesh (positions, normals, colours and indices) in one chunk.
@@ -442,6 +478,9 @@ mod tests {
             settings.validate().unwrap_err().field
         };
         assert_eq!(refused(|s| s.layout.tile_size = 0.3), "layout.tile_size");
+        assert_eq!(refused(|s| s.far_forest_levels = 7), "far_forest_levels");
+        // A level-3 node of default chunks holds about 26,000 tree spots.
+        assert_eq!(refused(|s| s.tree_levels = 3), "tree_levels");
         assert_eq!(
             refused(|s| {
                 s.layout.tiles = 256;
