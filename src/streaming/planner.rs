@@ -194,11 +194,12 @@ pub struct ChunkPlanner {
 impl ChunkPlanner {
     /// Selects the wanted nodes for `anchors` (world `(x, z)`) under `config` and `epoch`, and
     /// says what to build and what to retire. Cheap when nothing moved: the selection is made
-    /// again only when an anchor moved an eighth of the finest hysteresis gap (12 units by
+    /// again only when an anchor moved a quarter of the finest hysteresis gap (16 units by
     /// default: well inside the gap and the margin past the horizon), or the config or the epoch
     /// changed, and the plan only when the selection or the screen changed.
     pub fn update(&mut self, anchors: &[[f64; 2]], config: &LodConfig, epoch: u64) -> &Plan {
-        let threshold = config.detail_radius * config.hysteresis / 8.0;
+        // Within the margin past the horizon too, whatever the detail radius.
+        let threshold = config.detail_radius.min(config.horizon) * config.hysteresis / 4.0;
         let moved = anchors.len() != self.anchors.len()
             || anchors
                 .iter()
