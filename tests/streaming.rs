@@ -134,17 +134,20 @@ impl Harness {
         })
     }
 
+    /// Whether the streamer is idle with every terrain entity built from the current settings.
+    fn is_current(&mut self) -> bool {
+        let generation = self.state().generation;
+        let world = self.app.world_mut();
+        let current = world
+            .query::<&BiomeChunk>()
+            .iter(world)
+            .all(|c| c.generation == generation);
+        current && self.stats().is_idle()
+    }
+
     /// Steps until idle with every node built from the current settings.
     fn run_until_current(&mut self) {
-        self.run_until(200_000, |h| {
-            let generation = h.state().generation;
-            let world = h.app.world_mut();
-            let current = world
-                .query::<&BiomeChunk>()
-                .iter(world)
-                .all(|c| c.generation == generation);
-            current && h.stats().is_idle()
-        });
+        self.run_until(200_000, Self::is_current);
     }
 
     fn stats(&self) -> &BiomeWorldStats {
@@ -954,13 +957,7 @@ fn replacements_fade_in_before_what_they_replace_goes() {
             first_despawn = Some(std::time::Instant::now());
         }
         fading_seen = fading_seen.max(h.stats().fading);
-        let generation = h.state().generation;
-        let world = h.app.world_mut();
-        let current = world
-            .query::<&BiomeChunk>()
-            .iter(world)
-            .all(|c| c.generation == generation);
-        current && h.stats().is_idle()
+        h.is_current()
     });
     let (spawned, despawned) = (first_spawn.unwrap(), first_despawn.unwrap());
     assert!(fading_seen > 0, "replacements fade");
