@@ -210,9 +210,6 @@ struct ShownNode {
 /// A terrain entity fading in: the planner hears of it once it is fully shown, so what it
 /// replaces stays until then.
 struct Fading {
-    entity: Entity,
-    /// Its far forest, which fades with it.
-    forest: Option<Entity>,
     elapsed: f32,
     /// Its own material, whose fade moves on each frame (none without a renderer).
     material: Option<Handle<TerrainMaterial>>,
@@ -233,6 +230,21 @@ pub(crate) struct ChunkStreamer {
     fading: HashMap<BuildKey, Fading>,
     /// Builds that failed: not tried again until the settings change.
     failed: HashSet<BuildKey>,
+}
+
+/// Whether `key` is being built, waits to be applied, is on screen (perhaps fading in) or failed:
+/// nothing more to start for it.
+fn in_hand(
+    key: &BuildKey,
+    tasks: &HashMap<BuildKey, BuildTask>,
+    ready: &HashMap<BuildKey, BuiltChunk>,
+    shown: &HashMap<BuildKey, ShownNode>,
+    failed: &HashSet<BuildKey>,
+) -> bool {
+    tasks.contains_key(key)
+        || ready.contains_key(key)
+        || shown.contains_key(key)
+        || failed.contains(key)
 }
 
 /// Feeds the planner, forgets entities game code despawned, drops builds no longer wanted and
@@ -335,11 +347,7 @@ fn stream(
         if tasks.len() >= state.streaming.max_tasks {
             break;
         }
-        if tasks.contains_key(&key)
-            || ready.contains_key(&key)
-            || shown.contains_key(&key)
-            || failed.contains(&key)
-        {
+        if in_hand(&key, tasks, ready, shown, failed) {
             continue;
         }
         let generator = state.generator.clone();
@@ -353,26 +361,23 @@ fn stream(
             run_build(|| {
                 let data = generator.build_node(key.node, &layout, key.stitch, &flag)?;
                 let mesh = chunk_mesh(&data, mesh_usage, colors);
-                let forest = stride.and_then(|stride| {
-                    let size = key.node.size(&layout);
-                    let min = data.origin;
-                    let trees: Vec<TreeInstance> = generator
+                // The node's trees on every `stride`-th grid cell, relative to its origin
+                // (standing at full-detail ground heights).
+                let node_trees = |stride: u32| -> Vec<TreeInstance> {
+                    let (min, size) = (data.origin, key.node.size(&layout));
+                    generator
                         .trees_in_rect_every(min, [min[0] + size, min[1] + size], stride)
                         .iter()
                         .map(|tree| tree.relative_to(min))
-                        .collect();
-                    far_trees.forest_mesh(&trees, stride as f32, mesh_usage)
+                        .collect()
+                };
+                let forest = stride.and_then(|stride| {
+                    far_trees.forest_mesh(&node_trees(stride), stride as f32, mesh_usage)
                 });
                 // The core gives chunks their trees; coarser nodes that carry tree entities get
-                // theirs here (standing at full-detail ground heights).
+                // theirs here.
                 let trees = if coarse_trees {
-                    let size = key.node.size(&layout);
-                    let min = data.origin;
-                    generator
-                        .trees_in_rect(min, [min[0] + size, min[1] + size])
-                        .iter()
-                        .map(|tree| tree.relative_to(min))
-                        .collect()
+                    node_trees(1)
                 } else {
                     data.trees
                 };
@@ -500,8 +505,6 @@ pub(crate) fn apply_chunks(world: &mut World) {
                 fading.insert(
                     key,
                     Fading {
-                        entity: node.entity,
-                        forest: node.forest,
                         elapsed: 0.0,
                         material,
                         shared,
@@ -534,8 +537,9 @@ pub(crate) fn apply_chunks(world: &mut World) {
             .collect();
         for key in finished {
             let fade = fading.remove(&key).expect("listed above");
-            if let Some(shared) = fade.shared {
-                for entity in std::iter::once(fade.entity).chain(fade.forest) {
+            if let (Some(shared), Some(node)) = (fade.shared, shown.get(&key)) {
+                // The terrain and its far forest share the material.
+                for entity in std::iter::once(node.entity).chain(node.forest) {
                     if let Ok(mut entity) = world.get_entity_mut(entity) {
                         entity.insert(MeshMaterial3d(shared.clone()));
                     }
@@ -549,12 +553,7 @@ pub(crate) fn apply_chunks(world: &mut World) {
             .plan()
             .build
             .iter()
-            .filter(|&key| {
-                !(tasks.contains_key(key)
-                    || ready.contains_key(key)
-                    || shown.contains_key(key)
-                    || failed.contains(key))
-            })
+            .filter(|&key| !in_hand(key, tasks, ready, shown, failed))
             .count();
         let retiring = planner
             .plan()

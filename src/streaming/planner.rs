@@ -207,7 +207,8 @@ impl ChunkPlanner {
                 .any(|(a, b)| (a[0] - b[0]).abs() > threshold || (a[1] - b[1]).abs() > threshold);
         if moved || self.config != Some(*config) || self.epoch != epoch {
             if self.config.is_some_and(|old| old.layout != config.layout) {
-                // Nodes of another layout cover other squares: no split carries over.
+                // Nodes of another layout cover other squares: no root or split carries over.
+                self.roots.clear();
                 self.split.clear();
             }
             if self.screen.layout != Some(config.layout) {
