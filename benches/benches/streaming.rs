@@ -17,7 +17,8 @@
 //!    `PostUpdate`.
 //!
 //! It ends with a table and one `RESULT {json}` line per configuration, and the planner's cost
-//! for 32 anchors with full detail to 16 chunks (`-- --planner` measures only that).
+//! for 32 anchors, with full detail to 16 chunks and with the default, their moves spread in
+//! time, all in step, or one moving alone (`-- --planner` measures only that).
 
 use std::time::{Duration, Instant};
 
@@ -183,11 +184,33 @@ fn measure(name: &'static str, streaming: BiomeWorldStreaming, background: bool)
     }
 }
 
+/// The planner's cost per update, milliseconds.
+struct PlannerCost {
+    mean_ms: f64,
+    max_ms: f64,
+    /// Mean over the updates that built something (an anchor moved far enough to select again).
+    busy_mean_ms: f64,
+    /// Updates that built something.
+    reselections: u32,
+}
+
+/// How the benchmark's anchors move.
+#[derive(Clone, Copy)]
+enum Pattern {
+    /// Anchor `k` sets off `k` calls after the first, which spreads their phases as
+    /// independent players' are.
+    Spread,
+    /// All set off together, so all 32 pass the planner's move threshold in the same call.
+    InStep,
+    /// Only the first moves.
+    One,
+}
+
 /// The planner alone: 32 anchors spread over 20 km with `streaming`, each moving 5 units every
-/// call, with a builder that shows every build and takes every retirement at
-/// once. Returns the mean and the max time per update after the first fill, milliseconds, and
-/// the chunks wanted.
-fn planner_cost(streaming: &BiomeWorldStreaming) -> (f64, f64, usize) {
+/// call (300 u/s at 60 Hz), with a builder that shows every build and takes every retirement at
+/// once, the anchors moving as `pattern` says. Returns the cost per update after the first fill,
+/// and the chunks wanted.
+fn planner_cost(streaming: &BiomeWorldStreaming, pattern: Pattern) -> (PlannerCost, usize) {
     let settings = BiomeWorldSettings::default();
     let config = streaming.lod(settings.layout);
     let mut anchors: Vec<[f64; 2]> = (0..32)
@@ -197,14 +220,23 @@ fn planner_cost(streaming: &BiomeWorldStreaming) -> (f64, f64, usize) {
         })
         .collect();
     let mut planner = ChunkPlanner::default();
-    let (mut total, mut most) = (0.0, 0.0f64);
-    let rounds = 400;
+    let (mut total, mut most, mut busy_total, mut reselections) = (0.0, 0.0f64, 0.0, 0);
+    let rounds = 1032;
     for round in 0..=rounds {
-        for a in &mut anchors {
-            a[0] += 5.0;
+        for (k, a) in anchors.iter_mut().enumerate() {
+            let moves = match pattern {
+                Pattern::Spread => round >= k,
+                Pattern::InStep => true,
+                Pattern::One => k == 0,
+            };
+            if moves {
+                a[0] += 5.0;
+            }
         }
+        let before = planner.wanted().len();
         let t = Instant::now();
         let plan = planner.update(&anchors, &config, 0).clone();
+        let busy = !plan.build.is_empty();
         for key in plan.build {
             planner.shown(key);
         }
@@ -212,12 +244,22 @@ fn planner_cost(streaming: &BiomeWorldStreaming) -> (f64, f64, usize) {
             planner.hidden(key);
         }
         let ms = t.elapsed().as_secs_f64() * 1000.0;
-        if round > 0 {
+        if round > 32 {
             total += ms;
             most = most.max(ms);
+            if busy || planner.wanted().len() != before {
+                reselections += 1;
+                busy_total += ms;
+            }
         }
     }
-    (total / f64::from(rounds), most, planner.wanted().len())
+    let cost = PlannerCost {
+        mean_ms: total / 1000.0,
+        max_ms: most,
+        busy_mean_ms: busy_total / f64::from(reselections.max(1)),
+        reselections,
+    };
+    (cost, planner.wanted().len())
 }
 
 fn print_planner_costs() {
@@ -232,11 +274,19 @@ fn print_planner_costs() {
             BiomeWorldStreaming::default(),
         ),
     ] {
-        let (mean, most, nodes) = planner_cost(&streaming);
-        println!(
-            "planner, 32 anchors with {name} ({nodes} nodes), after the fill: {mean:.3} ms per \
-             update on average, {most:.3} ms at most"
-        );
+        for (how, pattern) in [
+            ("phases spread", Pattern::Spread),
+            ("all in step", Pattern::InStep),
+            ("one moving", Pattern::One),
+        ] {
+            let (cost, nodes) = planner_cost(&streaming, pattern);
+            println!(
+                "planner, 32 anchors at 5 units per update with {name} ({nodes} nodes), {how}: \
+                 {:.3} ms per update on average, {:.3} ms at most; {} of 1000 updates built, \
+                 {:.3} ms on average for those",
+                cost.mean_ms, cost.max_ms, cost.reselections, cost.busy_mean_ms
+            );
+        }
     }
 }
 

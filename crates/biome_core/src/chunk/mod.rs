@@ -90,9 +90,7 @@ impl ChunkCoord {
 /// children are the level `k - 1` nodes inside it. Node `(k, x, z)` covers chunks
 /// `x * 2^k .. (x + 1) * 2^k` along x (and the same along z).
 #[cfg_attr(feature = "bevy_reflect", derive(bevy_reflect::Reflect))]
-#[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
-)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct NodeCoord {
     /// 0 for a chunk, one more per doubling.
     pub level: u8,
@@ -207,13 +205,36 @@ impl NodeCoord {
 /// node's edge follows the coarse edge ([`WorldGenerator::build_node`]), so the two meet with
 /// no crack.
 #[cfg_attr(feature = "bevy_reflect", derive(bevy_reflect::Reflect))]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Stitch {
     /// Sides in the order `-x, +x, -z, +z`.
     pub sides: [bool; 4],
     /// Corners in the order `(-x, -z), (+x, -z), (-x, +z), (+x, +z)`, where only a diagonal
     /// neighbour is coarser.
     pub corners: [bool; 4],
+}
+
+// One write per key: the streaming planner hashes nodes and stitches in its inner loops, and the
+// derived impls write each field (and each array's length) on their own.
+impl std::hash::Hash for NodeCoord {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        let (x, z) = (
+            u64::from(self.x.cast_unsigned()),
+            u64::from(self.z.cast_unsigned()),
+        );
+        state.write_u64((x << 32 | z) ^ u64::from(self.level).rotate_right(5));
+    }
+}
+
+impl std::hash::Hash for Stitch {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        let bits = self
+            .sides
+            .iter()
+            .chain(&self.corners)
+            .fold(0u8, |bits, &flag| bits << 1 | u8::from(flag));
+        state.write_u8(bits);
+    }
 }
 
 impl Stitch {
