@@ -22,106 +22,27 @@ use bevy::window::WindowResolution;
 use bevy_biome_world::background_async_compute;
 use bevy_biome_world::prelude::*;
 
+#[path = "support/scenery.rs"]
+mod scenery;
 #[path = "support/screenshot.rs"]
 mod screenshot;
+#[path = "support/world_args.rs"]
+mod world_args;
+use scenery::{ScenePlugin, horizon_view, land_near_origin};
 use screenshot::{ScreenshotPlugin, ScreenshotRequest};
 
-struct Args {
-    seed: Option<i64>,
-    preset: Option<String>,
-    horizon: Option<f32>,
-    screenshot: Option<PathBuf>,
-    panel_open: bool,
-}
-
-const USAGE: &str = "usage: fly_over [--seed N] [--preset NAME|FILE.ron] [--horizon METRES] \
-                     [--screenshot PATH] [--panel open|closed]";
-
-fn parse_args() -> Result<Args, String> {
-    let mut args = Args {
-        seed: None,
-        preset: None,
-        horizon: None,
-        screenshot: None,
-        panel_open: true,
-    };
-    let mut words = std::env::args().skip(1);
-    while let Some(flag) = words.next() {
-        let mut value = || words.next().ok_or(format!("{flag} needs a value\n{USAGE}"));
-        match flag.as_str() {
-            "--seed" => args.seed = Some(value()?.parse().map_err(|e| format!("--seed: {e}"))?),
-            "--preset" => args.preset = Some(value()?),
-            "--horizon" => {
-                args.horizon = Some(value()?.parse().map_err(|e| format!("--horizon: {e}"))?);
-            }
-            "--screenshot" => args.screenshot = Some(PathBuf::from(value()?)),
-            "--panel" => {
-                args.panel_open = match value()?.as_str() {
-                    "open" => true,
-                    "closed" => false,
-                    other => return Err(format!("--panel takes open or closed, not {other}")),
-                }
-            }
-            "--help" | "-h" => return Err(USAGE.to_owned()),
-            other => return Err(format!("unknown option {other}\n{USAGE}")),
-        }
-    }
-    Ok(args)
-}
-
-/// A preset by name from `assets/presets/`, or a path to a RON file.
-fn load_preset(name: &str) -> Result<WorldSettings, String> {
-    let path = if name.ends_with(".ron") {
-        PathBuf::from(name)
-    } else {
-        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("assets/presets")
-            .join(format!("{name}.ron"))
-    };
-    WorldSettings::from_ron_file(&path).map_err(|e| format!("preset {}: {e}", path.display()))
-}
-
-const SKY: Color = Color::srgb(0.62, 0.76, 0.90);
-
 fn main() -> ExitCode {
-    let args = match parse_args() {
+    let args = match world_args::parse("fly_over") {
         Ok(args) => args,
         Err(message) => {
             eprintln!("{message}");
             return ExitCode::from(2);
         }
     };
-    let mut settings = BiomeWorldSettings::default();
-    let mut streaming = BiomeWorldStreaming::default();
-    if let Some(horizon) = args.horizon {
-        streaming.horizon = horizon;
-        if let Err(error) = streaming.validate_with(&settings) {
-            eprintln!("--horizon: {error}");
-            return ExitCode::from(2);
-        }
-    }
-    if let Some(name) = &args.preset {
-        match load_preset(name) {
-            Ok(generator) => settings.generator = generator,
-            Err(message) => {
-                eprintln!("{message}");
-                return ExitCode::from(2);
-            }
-        }
-    }
-    if let Some(seed) = args.seed {
-        settings.generator.seed = seed;
-    }
 
     let mut app = App::new();
-    app.insert_resource(ClearColor(SKY))
-        .insert_resource(GlobalAmbientLight {
-            color: Color::srgb(0.85, 0.9, 1.0),
-            brightness: 900.0,
-            ..default()
-        })
-        .insert_resource(settings)
-        .insert_resource(streaming)
+    app.insert_resource(args.settings)
+        .insert_resource(args.streaming)
         .add_plugins(
             DefaultPlugins
                 .set(WindowPlugin {
@@ -141,12 +62,12 @@ fn main() -> ExitCode {
                     },
                 }),
         )
-        .add_plugins(BiomeWorldPlugin)
+        .add_plugins((BiomeWorldPlugin, ScenePlugin))
         .insert_resource(Flight::default())
         .add_systems(Startup, setup)
         .add_systems(
             Update,
-            (toggle_control, autopilot, free_flight, match_fog_to_horizon)
+            (toggle_control, autopilot, free_flight)
                 .chain()
                 .after(BiomeWorldSystems::Apply),
         );
@@ -201,66 +122,18 @@ const CLEARANCE: f32 = 55.0;
 const CRUISE_SPEED: f32 = 45.0;
 
 fn setup(mut commands: Commands, biome_world: BiomeWorld, streaming: Res<BiomeWorldStreaming>) {
-    // Start over land: the first point of a spiral around the origin that is above the beach.
-    let mut start = Vec2::ZERO;
-    for k in 0..400 {
-        let angle = k as f32 * 0.7;
-        let p = Vec2::new(angle.cos(), angle.sin()) * (k as f32 * 25.0);
-        if biome_world.height_at(p) > 8.0 {
-            start = p;
-            break;
-        }
-    }
+    // Start over land, above the beach.
+    let start = land_near_origin(&biome_world, 8.0);
     let ground = biome_world.height_at(start).max(0.0);
     let flight = Flight::default();
     commands.spawn((
         Camera3d::default(),
         BiomeWorldAnchor,
-        Projection::Perspective(PerspectiveProjection {
-            far: streaming.horizon * 1.2,
-            ..default()
-        }),
+        horizon_view(streaming.horizon),
         Transform::from_xyz(start.x, ground + CLEARANCE + 20.0, start.y).with_rotation(
             Quat::from_euler(EulerRot::YXZ, flight.yaw, flight.pitch, 0.0),
         ),
-        horizon_fog(streaming.horizon),
     ));
-    commands.spawn((
-        DirectionalLight {
-            illuminance: 9_000.0,
-            color: Color::srgb(1.0, 0.96, 0.88),
-            ..default()
-        },
-        Transform::from_xyz(0.0, 1.0, 0.0).looking_at(Vec3::new(-0.6, -1.0, -0.35), Vec3::Y),
-    ));
-}
-
-/// Haze that thickens with distance and hides the land just before the horizon, so the world
-/// has no visible edge.
-fn horizon_fog(horizon: f32) -> DistanceFog {
-    DistanceFog {
-        color: SKY,
-        falloff: FogFalloff::Linear {
-            start: horizon * 0.15,
-            end: horizon * 0.97,
-        },
-        ..default()
-    }
-}
-
-/// Keeps the fog and the far plane at the horizon when the panel moves it.
-fn match_fog_to_horizon(
-    streaming: Res<BiomeWorldStreaming>,
-    camera: Single<(&mut DistanceFog, &mut Projection), With<Camera3d>>,
-) {
-    if !streaming.is_changed() {
-        return;
-    }
-    let (mut fog, mut projection) = camera.into_inner();
-    *fog = horizon_fog(streaming.horizon);
-    if let Projection::Perspective(perspective) = &mut *projection {
-        perspective.far = streaming.horizon * 1.2;
-    }
 }
 
 fn toggle_control(

@@ -92,6 +92,8 @@
 pub mod chunk;
 #[cfg(feature = "panel")]
 pub mod panel;
+#[cfg(feature = "avian")]
+pub mod physics;
 
 /// The README's examples, compiled and run as doc tests.
 #[cfg(doctest)]
@@ -105,8 +107,10 @@ pub mod world;
 
 use bevy::prelude::*;
 
+#[cfg(feature = "avian")]
+pub use avian3d;
 pub use biome_core;
-pub use chunk::{BiomeChunk, BiomeWater, ChunkAssets, TerrainMaterial};
+pub use chunk::{BiomeChunk, BiomeWater, ChunkAssets, ChunkGround, TerrainMaterial};
 #[cfg(feature = "panel")]
 pub use panel::{BiomeWorldPanelPlugin, BiomeWorldPanelSystems};
 pub use query::BiomeWorld;
@@ -119,6 +123,8 @@ pub use world::{BiomeWorldSettings, BiomeWorldState, BiomeWorldStreaming, ChunkM
 pub mod prelude {
     #[cfg(feature = "panel")]
     pub use crate::BiomeWorldPanelPlugin;
+    #[cfg(feature = "avian")]
+    pub use crate::physics::{BiomeWorldCollider, BiomeWorldColliders, BiomeWorldPhysicsPlugin};
     pub use crate::{
         BiomeChunk, BiomeWorld, BiomeWorldAnchor, BiomeWorldPlugin, BiomeWorldSettings,
         BiomeWorldStats, BiomeWorldStreaming, BiomeWorldSystems, ChunkDespawned, ChunkFailed,
@@ -164,6 +170,7 @@ impl Plugin for BiomeWorldPlugin {
             .register_type::<TreeAssets>()
             .register_type::<BiomeWorldAnchor>()
             .register_type::<BiomeChunk>()
+            .register_type::<ChunkGround>()
             .register_type::<BiomeWater>()
             .register_type::<BiomeTree>()
             .register_type::<ChunkSpawned>()

@@ -18,7 +18,9 @@
 //!
 //! It ends with a table and one `RESULT {json}` line per configuration, and the planner's cost
 //! for 32 anchors, with full detail to 16 chunks and with the default, their moves spread in
-//! time, all in step, or one moving alone (`-- --planner` measures only that).
+//! time, all in step, or one moving alone (`-- --planner` measures only that). With
+//! `--features avian`, also what colliders add to the main thread when the default view flies at
+//! 60 m/s with and without them (`-- --physics` measures only that).
 
 use std::time::{Duration, Instant};
 
@@ -27,6 +29,11 @@ use bevy::time::TimeUpdateStrategy;
 use bevy_biome_world::background_async_compute;
 use bevy_biome_world::prelude::*;
 use bevy_biome_world::streaming::ChunkPlanner;
+#[cfg(feature = "avian")]
+use bevy_biome_world::{
+    avian3d::prelude::PhysicsPlugins,
+    physics::{BiomeColliderStats, BiomeWorldCollider, BiomeWorldPhysicsPlugin},
+};
 
 const FRAME: Duration = Duration::from_nanos(16_666_667);
 const FLIGHT_SECONDS: u32 = 20;
@@ -61,6 +68,24 @@ struct Flight {
     /// p99 of the streaming and the apply system alone.
     stream_p99_ms: f64,
     apply_p99_ms: f64,
+    /// p99 of the whole frame (`App::update`, physics steps included).
+    frame_p99_ms: f64,
+    /// The collider systems' time per frame, with physics.
+    #[cfg(feature = "avian")]
+    colliders: Option<ColliderFlight>,
+}
+
+/// What the colliders cost in a flight.
+#[cfg(feature = "avian")]
+struct ColliderFlight {
+    median_ms: f64,
+    p99_ms: f64,
+    max_ms: f64,
+    /// Collider builds, and their mean and p99 time, milliseconds (off the main thread).
+    builds: usize,
+    build_mean_ms: f64,
+    build_p99_ms: f64,
+    loaded: usize,
 }
 
 struct Outcome {
@@ -75,7 +100,7 @@ struct Outcome {
     flights: Vec<(f32, Flight)>,
 }
 
-fn app_with(streaming: BiomeWorldStreaming, background: bool) -> (App, Entity) {
+fn app_with(streaming: BiomeWorldStreaming, background: bool, colliders: bool) -> (App, Entity) {
     let mut app = App::new();
     let mut task_pools = TaskPoolOptions::default();
     if background {
@@ -100,12 +125,24 @@ fn app_with(streaming: BiomeWorldStreaming, background: bool) -> (App, Entity) {
         PostUpdate,
         stop_update_timer.before(TransformSystems::Propagate),
     );
+    #[cfg(feature = "avian")]
+    if colliders {
+        app.add_plugins((PhysicsPlugins::default(), BiomeWorldPhysicsPlugin));
+    }
+    #[cfg(not(feature = "avian"))]
+    assert!(!colliders, "colliders need the avian feature");
     app.finish();
     app.cleanup();
     let anchor = app
         .world_mut()
         .spawn((BiomeWorldAnchor, Transform::from_xyz(0.0, 80.0, 0.0)))
         .id();
+    #[cfg(feature = "avian")]
+    if colliders {
+        app.world_mut()
+            .entity_mut(anchor)
+            .insert(BiomeWorldCollider);
+    }
     (app, anchor)
 }
 
@@ -125,6 +162,7 @@ fn run_until_idle(app: &mut App) {
 fn fly(app: &mut App, anchor: Entity, speed: f32) -> Flight {
     let mut plugin_ms = Vec::new();
     let (mut stream_ms, mut apply_ms) = (Vec::new(), Vec::new());
+    let (mut frame_ms, mut collider_ms) = (Vec::new(), Vec::new());
     let applied_before = app.world().resource::<BiomeWorldStats>().applied_total;
     let start = app
         .world()
@@ -138,8 +176,14 @@ fn fly(app: &mut App, anchor: Entity, speed: f32) -> Flight {
             .expect("the anchor exists")
             .translation
             .x = start.x + speed * (frame + 1) as f32 / 60.0;
+        let started = Instant::now();
         app.update();
+        frame_ms.push(started.elapsed().as_secs_f64() * 1000.0);
         plugin_ms.push(app.world().resource::<UpdateTime>().ms);
+        #[cfg(feature = "avian")]
+        if let Some(colliders) = app.world().get_resource::<BiomeColliderStats>() {
+            collider_ms.push(f64::from(colliders.stream_ms + colliders.apply_ms));
+        }
         let stats = app.world().resource::<BiomeWorldStats>();
         stream_ms.push(f64::from(stats.stream_ms));
         apply_ms.push(f64::from(stats.apply_ms));
@@ -147,9 +191,40 @@ fn fly(app: &mut App, anchor: Entity, speed: f32) -> Flight {
             std::thread::sleep(rest);
         }
     }
-    for times in [&mut plugin_ms, &mut stream_ms, &mut apply_ms] {
+    for times in [
+        &mut plugin_ms,
+        &mut stream_ms,
+        &mut apply_ms,
+        &mut frame_ms,
+        &mut collider_ms,
+    ] {
         times.sort_by(f64::total_cmp);
     }
+    #[cfg(feature = "avian")]
+    let colliders = app
+        .world()
+        .get_resource::<BiomeColliderStats>()
+        .map(|stats| {
+            let mut builds: Vec<f64> = stats
+                .build_times_ms
+                .iter()
+                .map(|&ms| f64::from(ms))
+                .collect();
+            builds.sort_by(f64::total_cmp);
+            ColliderFlight {
+                median_ms: percentile(&collider_ms, 0.5),
+                p99_ms: percentile(&collider_ms, 0.99),
+                max_ms: percentile(&collider_ms, 1.0),
+                builds: builds.len(),
+                build_mean_ms: builds.iter().sum::<f64>() / builds.len().max(1) as f64,
+                build_p99_ms: if builds.is_empty() {
+                    0.0
+                } else {
+                    percentile(&builds, 0.99)
+                },
+                loaded: stats.loaded,
+            }
+        });
     Flight {
         median_ms: percentile(&plugin_ms, 0.5),
         p99_ms: percentile(&plugin_ms, 0.99),
@@ -157,12 +232,57 @@ fn fly(app: &mut App, anchor: Entity, speed: f32) -> Flight {
         built: app.world().resource::<BiomeWorldStats>().applied_total - applied_before,
         stream_p99_ms: percentile(&stream_ms, 0.99),
         apply_p99_ms: percentile(&apply_ms, 0.99),
+        frame_p99_ms: percentile(&frame_ms, 0.99),
+        #[cfg(feature = "avian")]
+        colliders,
+    }
+}
+
+/// The default view flown at 60 m/s (a fast runner, a slow car) without and with colliders
+/// around the anchor: what the colliders add to the main thread.
+#[cfg(feature = "avian")]
+fn print_physics_costs(background: bool) {
+    let mut rows = Vec::new();
+    for colliders in [false, true] {
+        let (mut app, anchor) = app_with(BiomeWorldStreaming::default(), background, colliders);
+        run_until_idle(&mut app);
+        if colliders {
+            while !app.world().resource::<BiomeColliderStats>().is_idle() {
+                app.update();
+            }
+        }
+        rows.push(fly(&mut app, anchor, 60.0));
+    }
+    let [plain, physics] = &rows[..] else {
+        unreachable!("two flights")
+    };
+    println!(
+        "at 60 m/s without colliders: plugin {:.2}/{:.2}/{:.2} ms, whole frame p99 {:.2} ms",
+        plain.median_ms, plain.p99_ms, plain.max_ms, plain.frame_p99_ms
+    );
+    println!(
+        "at 60 m/s with colliders:    plugin {:.2}/{:.2}/{:.2} ms, whole frame p99 {:.2} ms",
+        physics.median_ms, physics.p99_ms, physics.max_ms, physics.frame_p99_ms
+    );
+    if let Some(c) = &physics.colliders {
+        println!(
+            "  collider systems {:.3}/{:.3}/{:.3} ms per frame (median/p99/max), {} chunks with \
+             colliders; {} collider builds, {:.2} ms each on average, p99 {:.2} ms (off the \
+             main thread)",
+            c.median_ms, c.p99_ms, c.max_ms, c.loaded, c.builds, c.build_mean_ms, c.build_p99_ms
+        );
+        println!(
+            "RESULT {{\"config\": \"colliders at 60 m/s\", \"collider_median_ms\": {:.3}, \
+             \"collider_p99_ms\": {:.3}, \"collider_max_ms\": {:.3}, \"collider_build_mean_ms\": \
+             {:.3}, \"plugin_p99_without_ms\": {:.3}, \"plugin_p99_with_ms\": {:.3}}}",
+            c.median_ms, c.p99_ms, c.max_ms, c.build_mean_ms, plain.p99_ms, physics.p99_ms
+        );
     }
 }
 
 fn measure(name: &'static str, streaming: BiomeWorldStreaming, background: bool) -> Outcome {
     let horizon_m = streaming.horizon;
-    let (mut app, anchor) = app_with(streaming, background);
+    let (mut app, anchor) = app_with(streaming, background, false);
     let started = Instant::now();
     run_until_idle(&mut app);
     let fill_s = started.elapsed().as_secs_f64();
@@ -291,12 +411,17 @@ fn print_planner_costs() {
 }
 
 fn main() {
+    let background = std::env::args().any(|arg| arg == "--background");
     if std::env::args().any(|arg| arg == "--planner") {
         // The planner alone, for quick iterations on it.
         print_planner_costs();
         return;
     }
-    let background = std::env::args().any(|arg| arg == "--background");
+    #[cfg(feature = "avian")]
+    if std::env::args().any(|arg| arg == "--physics") {
+        print_physics_costs(background);
+        return;
+    }
     let threads = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
     let chunk = BiomeWorldSettings::default().layout.chunk_size() as f32;
     let outcomes = [
@@ -351,12 +476,15 @@ fn main() {
         );
         for (speed, f) in &o.flights {
             println!(
-                "  at {speed} u/s, p99 of the stream system {:.2} ms, of the apply system {:.2} ms",
-                f.stream_p99_ms, f.apply_p99_ms
+                "  at {speed} u/s, p99 of the stream system {:.2} ms, of the apply system {:.2} \
+                 ms, of the whole frame {:.2} ms",
+                f.stream_p99_ms, f.apply_p99_ms, f.frame_p99_ms
             );
         }
     }
     print_planner_costs();
+    #[cfg(feature = "avian")]
+    print_physics_costs(background);
     for o in &outcomes {
         println!(
             "RESULT {{\"config\": \"{}\", \"horizon_m\": {}, \"triangles\": {}, \

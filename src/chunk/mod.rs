@@ -11,7 +11,9 @@ use bevy::asset::RenderAssetUsages;
 use bevy::mesh::{Indices, Mesh, PrimitiveTopology};
 use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
-use biome_core::{ChunkData, ChunkLayout, MeshStyle, NodeCoord, Stitch, WorldSettings};
+use biome_core::{
+    ChunkData, ChunkLayout, HeightGrid, MeshStyle, NodeCoord, Stitch, TreeInstance, WorldSettings,
+};
 
 /// A streamed terrain node: a chunk (level 0) or a coarser node covering 2^level × 2^level
 /// chunks with the same tile count. Its entity carries the terrain mesh; trees and water are
@@ -28,6 +30,35 @@ pub struct BiomeChunk {
     pub stitch: Stitch,
     /// The settings generation it was built from (see [`crate::BiomeWorldState::generation`]).
     pub generation: u64,
+}
+
+/// The ground of a full-detail terrain entity (level 0), as its build sampled it: the height
+/// grid its mesh is made of (before edges follow a coarser neighbour) and its trees. Physics
+/// engines build their shapes from it; with rapier, for example:
+///
+/// ```ignore
+/// let grid = &ground.heights;
+/// let n = grid.side;
+/// // rapier's heightfield: rows along z, columns along x, centred on its position.
+/// let heights = DMatrix::from_fn(n, n, |row, column| grid.get(column, row));
+/// let size = (n - 1) as f32 * grid.spacing as f32;
+/// let collider = ColliderBuilder::heightfield(heights, vector![size, 1.0, size])
+///     .translation(vector![
+///         grid.origin[0] as f32 + size / 2.0,
+///         0.0,
+///         grid.origin[1] as f32 + size / 2.0
+///     ]);
+/// ```
+///
+/// Both split every tile along the same diagonal as the mesh, so the shape is the drawn ground
+/// ([`crate::BiomeWorld::ground_height_at`] agrees with it too).
+#[derive(Component, Reflect, Clone, Debug, Default, PartialEq)]
+#[reflect(Component, Default, Debug, Clone, PartialEq)]
+pub struct ChunkGround {
+    /// Heights on the chunk's vertex grid, world units.
+    pub heights: HeightGrid,
+    /// The trees standing on it, relative to the chunk's origin.
+    pub trees: Vec<TreeInstance>,
 }
 
 /// Marks the water surface of a chunk that reaches below sea level.

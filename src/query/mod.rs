@@ -4,7 +4,7 @@
 use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
 use biome_core::world::{Biome, RegionId};
-use biome_core::{ChunkCoord, ChunkLayout, Sample, WorldGenerator};
+use biome_core::{ChunkCoord, ChunkLayout, Sample, WorldGenerator, tile_height};
 
 use crate::world::BiomeWorldState;
 
@@ -62,14 +62,13 @@ impl BiomeWorld<'_> {
                 .generator
                 .height_at((i + di) * layout.tile_size, (j + dj) * layout.tile_size)
         };
-        // The mesh splits each tile along the diagonal from (1, 0) to (0, 1).
-        let h = if u + v <= 1.0 {
-            let h00 = corner(0.0, 0.0);
-            h00 + (corner(1.0, 0.0) - h00) * u + (corner(0.0, 1.0) - h00) * v
-        } else {
-            let h11 = corner(1.0, 1.0);
-            h11 + (corner(0.0, 1.0) - h11) * (1.0 - u) + (corner(1.0, 0.0) - h11) * (1.0 - v)
-        };
+        let corners = [
+            corner(0.0, 0.0),
+            corner(1.0, 0.0),
+            corner(0.0, 1.0),
+            corner(1.0, 1.0),
+        ];
+        let h = tile_height(corners, u, v);
         h as f32
     }
 

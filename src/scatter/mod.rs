@@ -216,7 +216,32 @@ fn part(mesh: Mesh, transform: Transform, color: Color) -> Mesh {
     mesh
 }
 
-fn trunk(radius: f32, height: f32, color: Color) -> Mesh {
+/// A trunk's size at scale 1: what the meshes draw and physics stands in trees' way.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TrunkSize {
+    /// Radius, world units.
+    pub radius: f32,
+    /// Height from the ground, world units.
+    pub height: f32,
+}
+
+/// The trunk of `species` at scale 1.
+#[must_use]
+pub fn trunk_size(species: TreeSpecies) -> TrunkSize {
+    let (radius, height) = match species {
+        TreeSpecies::Conifer | TreeSpecies::SnowyConifer => (0.22, 2.0),
+        TreeSpecies::Broadleaf => (0.25, 2.6),
+        TreeSpecies::Birch => (0.14, 3.4),
+        TreeSpecies::SwampTree => (0.35, 1.8),
+        TreeSpecies::Acacia => (0.16, 3.0),
+        TreeSpecies::Palm => (0.16, 5.0),
+        TreeSpecies::Cactus => (0.28, 2.6),
+    };
+    TrunkSize { radius, height }
+}
+
+fn trunk(species: TreeSpecies, color: Color) -> Mesh {
+    let TrunkSize { radius, height } = trunk_size(species);
     part(
         Cylinder::new(radius, height)
             .mesh()
@@ -269,19 +294,19 @@ fn merged(parts: Vec<Mesh>) -> Mesh {
 pub fn tree_mesh(species: TreeSpecies) -> Mesh {
     match species {
         TreeSpecies::Conifer => merged(vec![
-            trunk(0.22, 2.0, BARK),
+            trunk(species, BARK),
             cone(1.7, 3.2, 1.4, NEEDLES),
             cone(1.3, 2.8, 3.0, NEEDLES),
             cone(0.9, 2.4, 4.6, NEEDLES),
         ]),
         TreeSpecies::SnowyConifer => merged(vec![
-            trunk(0.22, 2.0, BARK),
+            trunk(species, BARK),
             cone(1.7, 3.2, 1.4, NEEDLES),
             cone(1.3, 2.8, 3.0, SNOW),
             cone(0.9, 2.4, 4.6, SNOW),
         ]),
         TreeSpecies::Broadleaf => merged(vec![
-            trunk(0.25, 2.6, BARK),
+            trunk(species, BARK),
             blob(
                 1.9,
                 Vec3::new(0.0, 3.9, 0.0),
@@ -291,7 +316,7 @@ pub fn tree_mesh(species: TreeSpecies) -> Mesh {
             blob(1.2, Vec3::new(0.9, 3.3, 0.4), Vec3::ONE, LEAVES),
         ]),
         TreeSpecies::Birch => merged(vec![
-            trunk(0.14, 3.4, PALE_BARK),
+            trunk(species, PALE_BARK),
             blob(
                 1.1,
                 Vec3::new(0.0, 4.4, 0.0),
@@ -300,7 +325,7 @@ pub fn tree_mesh(species: TreeSpecies) -> Mesh {
             ),
         ]),
         TreeSpecies::SwampTree => merged(vec![
-            trunk(0.35, 1.8, BARK),
+            trunk(species, BARK),
             blob(
                 2.3,
                 Vec3::new(0.0, 2.6, 0.0),
@@ -310,7 +335,7 @@ pub fn tree_mesh(species: TreeSpecies) -> Mesh {
             cone(1.6, 1.6, 1.2, SWAMP_LEAVES),
         ]),
         TreeSpecies::Acacia => merged(vec![
-            trunk(0.16, 3.0, BARK),
+            trunk(species, BARK),
             part(
                 Cylinder::new(2.4, 0.45).mesh().resolution(8).build(),
                 Transform::from_xyz(0.0, 3.2, 0.0),
@@ -318,7 +343,7 @@ pub fn tree_mesh(species: TreeSpecies) -> Mesh {
             ),
         ]),
         TreeSpecies::Palm => {
-            let mut parts = vec![trunk(0.16, 5.0, BARK)];
+            let mut parts = vec![trunk(species, BARK)];
             for k in 0..5 {
                 let yaw = k as f32 * std::f32::consts::TAU / 5.0;
                 let frond = Cuboid::new(0.5, 0.08, 2.4).mesh().build();
@@ -332,7 +357,7 @@ pub fn tree_mesh(species: TreeSpecies) -> Mesh {
             merged(parts)
         }
         TreeSpecies::Cactus => merged(vec![
-            trunk(0.28, 2.6, CACTUS),
+            trunk(species, CACTUS),
             part(
                 Cylinder::new(0.18, 1.0).mesh().resolution(6).build(),
                 Transform::from_xyz(0.55, 1.5, 0.0),

@@ -18,7 +18,8 @@ use bevy::tasks::{AsyncComputeTaskPool, Task};
 use biome_core::{ChunkError, ChunkLayout, NodeCoord, TreeInstance};
 
 use crate::chunk::{
-    BiomeChunk, BiomeWater, ChunkAssets, TerrainColors, TerrainMaterial, chunk_mesh, mesh_bytes,
+    BiomeChunk, BiomeWater, ChunkAssets, ChunkGround, TerrainColors, TerrainMaterial, chunk_mesh,
+    mesh_bytes,
 };
 use crate::scatter::{BiomeForest, FarTrees, TreeAssets};
 use crate::world::{BiomeWorldState, ChunkMeshOptions};
@@ -153,6 +154,8 @@ struct BuiltChunk {
     mesh: Mesh,
     /// The far forest of a coarse node.
     forest: Option<Mesh>,
+    /// A chunk's ground, for physics.
+    ground: Option<ChunkGround>,
     trees: Vec<TreeInstance>,
     below_sea: bool,
     build_ms: f32,
@@ -381,9 +384,14 @@ fn stream(
                 } else {
                     data.trees
                 };
+                let ground = (key.node.level == 0).then(|| ChunkGround {
+                    heights: data.heights,
+                    trees: trees.clone(),
+                });
                 Ok(BuiltChunk {
                     mesh,
                     forest,
+                    ground,
                     below_sea: data.min_height < 0.0,
                     trees,
                     build_ms: started.elapsed().as_secs_f32() * 1000.0,
@@ -622,7 +630,7 @@ fn spawn_chunk(
     let forest = built
         .forest
         .map(|forest| world.resource_mut::<Assets<Mesh>>().add(forest));
-    let terrain = world.spawn((
+    let mut terrain = world.spawn((
         BiomeChunk {
             node: key.node,
             layout: *layout,
@@ -633,6 +641,9 @@ fn spawn_chunk(
         Transform::from_xyz(origin[0] as f32, 0.0, origin[1] as f32),
         Visibility::default(),
     ));
+    if let Some(ground) = built.ground {
+        terrain.insert(ground);
+    }
     let entity = terrain.id();
     // The forest shares the terrain's material: its vertex colours are final (it has no UVs),
     // and it fades with the node.

@@ -32,7 +32,10 @@ pub mod trees;
 pub mod tutorial;
 pub mod world;
 
-pub use chunk::{ChunkCoord, ChunkData, ChunkError, ChunkLayout, MeshStyle, NodeCoord, Stitch};
+pub use chunk::{
+    ChunkCoord, ChunkData, ChunkError, ChunkLayout, HeightGrid, MeshStyle, NodeCoord, Stitch,
+    tile_height,
+};
 pub use density::{DensityField, DensityNode, DensityOp, Shape};
 pub use trees::{Tree, TreeInstance};
 pub use world::{Sample, Surface, WorldGenerator, WorldSettings};

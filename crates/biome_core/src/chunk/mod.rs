@@ -401,10 +401,72 @@ pub struct ChunkData {
     pub biomes: Vec<u16>,
     /// Trees standing on this chunk, positions relative to `origin` (none on coarser nodes).
     pub trees: Vec<TreeInstance>,
+    /// The heights of the vertex grid as sampled, before edges follow a coarser neighbour: the
+    /// ground physics stands on ([`WorldGenerator::chunk_heights`] gives the same alone).
+    pub heights: HeightGrid,
     /// Lowest vertex height.
     pub min_height: f32,
     /// Highest vertex height.
     pub max_height: f32,
+}
+
+/// Heights on a node's vertex grid: what physics engines build a heightfield from. Meshes split
+/// every tile along the diagonal from `(i + 1, j)` to `(i, j + 1)`, and so do
+/// [`HeightGrid::height_at`], [`tile_height`] and parry's heightfields.
+#[cfg_attr(feature = "bevy_reflect", derive(bevy_reflect::Reflect))]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct HeightGrid {
+    /// World `(x, z)` of sample `(0, 0)`.
+    pub origin: [f64; 2],
+    /// Distance between neighbouring samples, world units.
+    pub spacing: f64,
+    /// Samples along each side: the tile count plus one.
+    pub side: usize,
+    /// `side × side` heights, row by row: sample `(i, j)` (`i` along x, `j` along z) at
+    /// `j * side + i`.
+    pub heights: Vec<f32>,
+}
+
+impl HeightGrid {
+    /// Height of sample `(i, j)`.
+    ///
+    /// # Panics
+    /// If `i` or `j` is not below [`HeightGrid::side`].
+    #[must_use]
+    pub fn get(&self, i: usize, j: usize) -> f32 {
+        assert!(
+            i < self.side && j < self.side,
+            "sample ({i}, {j}) is off the grid"
+        );
+        self.heights[j * self.side + i]
+    }
+
+    /// Height of the triangulated surface at world `(x, z)`, the point first moved onto the grid.
+    #[must_use]
+    pub fn height_at(&self, x: f64, z: f64) -> f64 {
+        let last = self.side.saturating_sub(2) as f64;
+        let local = |p: f64, o: f64| {
+            let t = ((p - o) / self.spacing).clamp(0.0, last + 1.0);
+            let cell = t.floor().min(last);
+            (cell as usize, t - cell)
+        };
+        let ((i, u), (j, v)) = (local(x, self.origin[0]), local(z, self.origin[1]));
+        let h = |a: usize, b: usize| f64::from(self.get(a, b));
+        tile_height([h(i, j), h(i + 1, j), h(i, j + 1), h(i + 1, j + 1)], u, v)
+    }
+}
+
+/// Height at `(u, v)` (each 0 to 1, `u` along x) in a tile with corner heights
+/// `[h00, h10, h01, h11]` (`h10` one step along x), split along the diagonal from `(1, 0)` to
+/// `(0, 1)` as meshes and heightfields split it.
+#[must_use]
+pub fn tile_height(corners: [f64; 4], u: f64, v: f64) -> f64 {
+    let [h00, h10, h01, h11] = corners;
+    if u + v <= 1.0 {
+        h00 + (h10 - h00) * u + (h01 - h00) * v
+    } else {
+        h11 + (h01 - h11) * (1.0 - u) + (h10 - h11) * (1.0 - v)
+    }
 }
 
 /// Margin of cached region cells around the points a chunk looks up: the ring search reaches at
@@ -487,6 +549,15 @@ pub(crate) fn build(
     let height = |i: usize, j: usize| density[vertex_index(i, j)] * height_scale;
 
     let verts = tiles as usize + 1;
+    let heights = HeightGrid {
+        origin,
+        spacing: ts,
+        side: verts,
+        heights: (0..verts)
+            .flat_map(|j| (0..verts).map(move |i| (i, j)))
+            .map(|(i, j)| height(i, j) as f32)
+            .collect(),
+    };
     let vertex_count = match layout.style {
         MeshStyle::Smooth => verts * verts,
         MeshStyle::FlatTiles => 4 * (tiles * tiles) as usize,
@@ -511,6 +582,7 @@ pub(crate) fn build(
         indices: Vec::with_capacity(6 * (tiles * tiles) as usize),
         biomes: Vec::with_capacity(vertex_count),
         trees,
+        heights,
         min_height: f32::INFINITY,
         max_height: f32::NEG_INFINITY,
     };
@@ -592,6 +664,58 @@ pub(crate) fn build(
         }
     }
     Ok(chunk)
+}
+
+/// The heights of chunk `coord`'s vertex grid alone ([`WorldGenerator::chunk_heights`]): the same
+/// values [`build`] samples, from the same points.
+pub(crate) fn heights(
+    generator: &WorldGenerator,
+    coord: ChunkCoord,
+    layout: &ChunkLayout,
+    cancel: &AtomicBool,
+) -> Result<HeightGrid, ChunkError> {
+    layout
+        .validate_with(generator.settings())
+        .map_err(ChunkError::Layout)?;
+    let node = NodeCoord::chunk(coord);
+    let tiles = i64::from(layout.tiles);
+    let ts = node.tile_size(layout);
+    let first = [i64::from(node.x) * tiles, i64::from(node.z) * tiles];
+    let world = |g: i64| clamp_coordinate(g as f64 * ts);
+    let side = tiles as usize + 1;
+    let xs = Scratch::collect((0..=tiles).flat_map(|_| (0..=tiles).map(|g| world(first[0] + g))));
+    let zs =
+        Scratch::collect((0..=tiles).flat_map(|g| std::iter::repeat_n(world(first[1] + g), side)));
+    let origin = node.origin(layout);
+    let far = [world(first[0] + tiles), world(first[1] + tiles)];
+    let cache = SiteCache::covering(
+        *generator.regions(),
+        origin[0],
+        origin[1],
+        far[0],
+        far[1],
+        SITE_MARGIN,
+    );
+    let mut density = Scratch::zeroed(xs.len());
+    for start in (0..xs.len()).step_by(CANCEL_BLOCK) {
+        if cancel.load(Ordering::Relaxed) {
+            return Err(ChunkError::Cancelled);
+        }
+        let end = (start + CANCEL_BLOCK).min(xs.len());
+        generator.density().values(
+            &xs[start..end],
+            &zs[start..end],
+            &cache,
+            &mut density[start..end],
+        );
+    }
+    let height_scale = generator.settings().terrain.height_scale;
+    Ok(HeightGrid {
+        origin,
+        spacing: ts,
+        side,
+        heights: density.iter().map(|&d| (d * height_scale) as f32).collect(),
+    })
 }
 
 /// The vertices of a node that follow coarser neighbours' edges. With an even tile count, a

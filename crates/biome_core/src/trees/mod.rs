@@ -27,6 +27,7 @@ pub struct Tree {
 }
 
 /// A tree on a chunk, positioned relative to the chunk's origin.
+#[cfg_attr(feature = "bevy_reflect", derive(bevy_reflect::Reflect))]
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TreeInstance {
     /// Base of the trunk `(x, height, z)` relative to [`crate::chunk::ChunkData::origin`].

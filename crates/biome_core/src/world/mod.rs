@@ -24,7 +24,9 @@ use std::sync::atomic::AtomicBool;
 use serde::{Deserialize, Serialize};
 
 use crate::batch::{FbmParams, WarpParams};
-use crate::chunk::{self, ChunkCoord, ChunkData, ChunkError, ChunkLayout, NodeCoord, Stitch};
+use crate::chunk::{
+    self, ChunkCoord, ChunkData, ChunkError, ChunkLayout, HeightGrid, NodeCoord, Stitch,
+};
 use crate::density::DensityField;
 use crate::scratch::Scratch;
 use crate::trees::{self, Tree};
@@ -298,6 +300,23 @@ impl WorldGenerator {
         cancel: &AtomicBool,
     ) -> Result<ChunkData, ChunkError> {
         chunk::build(self, NodeCoord::chunk(coord), layout, Stitch::NONE, cancel)
+    }
+
+    /// The heights of chunk `coord`'s vertex grid, bit for bit those of
+    /// [`WorldGenerator::build_chunk`]'s [`ChunkData::heights`], for a fraction of the work (no
+    /// normals, colours or trees): the ground for physics where no chunk is drawn. Stops early
+    /// once `cancel` is set.
+    ///
+    /// # Errors
+    /// [`ChunkError::Layout`] for a refused layout, [`ChunkError::Cancelled`] once `cancel` is
+    /// set.
+    pub fn chunk_heights(
+        &self,
+        coord: ChunkCoord,
+        layout: &ChunkLayout,
+        cancel: &AtomicBool,
+    ) -> Result<HeightGrid, ChunkError> {
+        chunk::heights(self, coord, layout, cancel)
     }
 
     /// Builds level-of-detail `node` with `layout`'s tile count (tiles `2^level` times wider),

@@ -1,0 +1,71 @@
+//! The command line the world examples share: `[--seed N] [--preset NAME|FILE.ron]
+//! [--horizon METRES] [--screenshot PATH] [--panel open|closed]`, and the settings it makes.
+//! Used with `#[path = "support/world_args.rs"] mod world_args;`.
+
+use std::path::PathBuf;
+
+use bevy_biome_world::prelude::*;
+
+/// What the command line asked for.
+pub(crate) struct WorldArgs {
+    pub(crate) settings: BiomeWorldSettings,
+    pub(crate) streaming: BiomeWorldStreaming,
+    pub(crate) screenshot: Option<PathBuf>,
+    pub(crate) panel_open: bool,
+}
+
+/// Parses the command line of example `name`; an error is the message to print.
+pub(crate) fn parse(name: &str) -> Result<WorldArgs, String> {
+    let usage = format!(
+        "usage: {name} [--seed N] [--preset NAME|FILE.ron] [--horizon METRES] \
+         [--screenshot PATH] [--panel open|closed]"
+    );
+    let mut args = WorldArgs {
+        settings: BiomeWorldSettings::default(),
+        streaming: BiomeWorldStreaming::default(),
+        screenshot: None,
+        panel_open: true,
+    };
+    let mut seed = None;
+    let mut words = std::env::args().skip(1);
+    while let Some(flag) = words.next() {
+        let mut value = || words.next().ok_or(format!("{flag} needs a value\n{usage}"));
+        match flag.as_str() {
+            "--seed" => seed = Some(value()?.parse().map_err(|e| format!("--seed: {e}"))?),
+            "--preset" => args.settings.generator = load_preset(&value()?)?,
+            "--horizon" => {
+                args.streaming.horizon = value()?.parse().map_err(|e| format!("--horizon: {e}"))?;
+                args.streaming
+                    .validate_with(&args.settings)
+                    .map_err(|e| format!("--horizon: {e}"))?;
+            }
+            "--screenshot" => args.screenshot = Some(PathBuf::from(value()?)),
+            "--panel" => {
+                args.panel_open = match value()?.as_str() {
+                    "open" => true,
+                    "closed" => false,
+                    other => return Err(format!("--panel takes open or closed, not {other}")),
+                }
+            }
+            "--help" | "-h" => return Err(usage),
+            other => return Err(format!("unknown option {other}\n{usage}")),
+        }
+    }
+    // After the preset, whichever came first.
+    if let Some(seed) = seed {
+        args.settings.generator.seed = seed;
+    }
+    Ok(args)
+}
+
+/// A preset by name from `assets/presets/`, or a path to a RON file.
+fn load_preset(name: &str) -> Result<WorldSettings, String> {
+    let path = if name.ends_with(".ron") {
+        PathBuf::from(name)
+    } else {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("assets/presets")
+            .join(format!("{name}.ron"))
+    };
+    WorldSettings::from_ron_file(&path).map_err(|e| format!("preset {}: {e}", path.display()))
+}

@@ -1,0 +1,317 @@
+//! Walk on an endless biome world: a character on avian3d physics (feature `avian`).
+//!
+//! ```text
+//! cargo run --example walk --features avian -- [--seed N] [--preset NAME|FILE.ron] [--horizon METRES] [--screenshot PATH] [--panel open|closed]
+//! ```
+//!
+//! W/A/S/D walk, Shift runs, Space jumps (and swims up in deep water), the mouse looks around
+//! (click to capture it, Escape to let go), V switches between third and first person, F1 shows
+//! or hides the settings panel. The player stands on the terrain's colliders, bumps into tree
+//! trunks, wades slowly through shallow water and swims at the surface of deep water.
+//! `--screenshot PATH` waits until every chunk in view is built, saves a PNG and exits.
+
+use std::f32::consts::FRAC_PI_2;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use avian3d::prelude::*;
+use bevy::input::mouse::AccumulatedMouseMotion;
+use bevy::prelude::*;
+use bevy::window::{CursorGrabMode, CursorOptions, WindowResolution};
+use bevy_biome_world::background_async_compute;
+use bevy_biome_world::physics::TerrainCollider;
+use bevy_biome_world::prelude::*;
+
+#[path = "support/scenery.rs"]
+mod scenery;
+#[path = "support/screenshot.rs"]
+mod screenshot;
+#[path = "support/world_args.rs"]
+mod world_args;
+use scenery::{ScenePlugin, horizon_view, land_near_origin};
+use screenshot::ScreenshotPlugin;
+
+fn main() -> ExitCode {
+    let args = match world_args::parse("walk") {
+        Ok(args) => args,
+        Err(message) => {
+            eprintln!("{message}");
+            return ExitCode::from(2);
+        }
+    };
+    let mut app = App::new();
+    app.insert_resource(args.settings)
+        .insert_resource(args.streaming)
+        .add_plugins(
+            DefaultPlugins
+                .set(WindowPlugin {
+                    primary_window: Some(Window {
+                        title: "bevy_biome_world: walk".to_owned(),
+                        resolution: WindowResolution::new(1280, 720),
+                        ..default()
+                    }),
+                    ..default()
+                })
+                .set(TaskPoolPlugin {
+                    task_pool_options: TaskPoolOptions {
+                        // Chunk and collider builds at background priority: never the frame's
+                        // core.
+                        async_compute: background_async_compute(0.5, 8),
+                        ..default()
+                    },
+                }),
+        )
+        .add_plugins((
+            BiomeWorldPlugin,
+            PhysicsPlugins::default(),
+            BiomeWorldPhysicsPlugin,
+            ScenePlugin,
+        ))
+        .init_resource::<Walker>()
+        .add_systems(Startup, setup)
+        // Update runs after the fixed steps, on the player's interpolated transform.
+        .add_systems(Update, (read_input, grab_cursor, follow_player).chain())
+        .add_systems(FixedUpdate, walk);
+    #[cfg(feature = "panel")]
+    app.add_plugins(BiomeWorldPanelPlugin {
+        open: args.panel_open,
+        presets_dir: Some(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("assets/presets")),
+    });
+    if let Some(path) = args.screenshot {
+        app.add_plugins(ScreenshotPlugin { path });
+    }
+    match app.run() {
+        AppExit::Success => ExitCode::SUCCESS,
+        AppExit::Error(code) => ExitCode::from(code.get()),
+    }
+}
+
+#[derive(Component)]
+struct Player;
+
+/// The character's state: what the keys and mouse asked for, and how it moves.
+#[derive(Resource)]
+struct Walker {
+    yaw: f32,
+    pitch: f32,
+    first_person: bool,
+    /// Horizontal direction asked for, in the camera's frame (x right, y forward), and whether
+    /// to run.
+    wish: Vec2,
+    running: bool,
+    /// A jump asked for since the last physics step.
+    jump: bool,
+    /// Space held (swims up).
+    rising: bool,
+    velocity: Vec3,
+    grounded: bool,
+    /// Whether the colliders under the player are in: until then it waits in the air.
+    landed: bool,
+}
+
+impl Default for Walker {
+    fn default() -> Self {
+        Self {
+            yaw: 0.6,
+            pitch: -0.25,
+            first_person: false,
+            wish: Vec2::ZERO,
+            running: false,
+            jump: false,
+            rising: false,
+            velocity: Vec3::ZERO,
+            grounded: false,
+            landed: false,
+        }
+    }
+}
+
+const RADIUS: f32 = 0.35;
+const LENGTH: f32 = 1.1;
+/// From the capsule's centre down to its feet.
+const FOOT: f32 = RADIUS + LENGTH / 2.0;
+const EYE: f32 = 0.65;
+const WALK_SPEED: f32 = 4.5;
+const RUN_SPEED: f32 = 9.0;
+const JUMP_SPEED: f32 = 6.0;
+const GRAVITY: f32 = 18.0;
+/// Water deeper than this at the feet is swum in, at the surface.
+const SWIM_DEPTH: f32 = 1.3;
+
+fn setup(
+    mut commands: Commands,
+    biome_world: BiomeWorld,
+    streaming: Res<BiomeWorldStreaming>,
+    mut meshes: ResMut<Assets<Mesh>>,
+    mut materials: ResMut<Assets<StandardMaterial>>,
+) {
+    let start = land_near_origin(&biome_world, 4.0);
+    let ground = biome_world.ground_height_at(start);
+    commands.spawn((
+        Player,
+        BiomeWorldAnchor,
+        BiomeWorldCollider,
+        RigidBody::Kinematic,
+        CustomPositionIntegration,
+        Collider::capsule(RADIUS, LENGTH),
+        TransformInterpolation,
+        Mesh3d(meshes.add(Capsule3d::new(RADIUS, LENGTH))),
+        MeshMaterial3d(materials.add(Color::srgb(0.85, 0.35, 0.2))),
+        Transform::from_xyz(start.x, ground + FOOT + 0.5, start.y),
+    ));
+    commands.spawn((Camera3d::default(), horizon_view(streaming.horizon)));
+}
+
+fn read_input(
+    keys: Res<ButtonInput<KeyCode>>,
+    motion: Res<AccumulatedMouseMotion>,
+    cursor: Single<&CursorOptions>,
+    mut walker: ResMut<Walker>,
+) {
+    if cursor.grab_mode != CursorGrabMode::None {
+        walker.yaw -= motion.delta.x * 0.003;
+        walker.pitch =
+            (walker.pitch - motion.delta.y * 0.003).clamp(-FRAC_PI_2 + 0.05, FRAC_PI_2 - 0.05);
+    }
+    let axis = |plus: KeyCode, minus: KeyCode| {
+        f32::from(u8::from(keys.pressed(plus))) - f32::from(u8::from(keys.pressed(minus)))
+    };
+    walker.wish = Vec2::new(
+        axis(KeyCode::KeyD, KeyCode::KeyA),
+        axis(KeyCode::KeyW, KeyCode::KeyS),
+    )
+    .normalize_or_zero();
+    walker.running = keys.pressed(KeyCode::ShiftLeft) || keys.pressed(KeyCode::ShiftRight);
+    walker.rising = keys.pressed(KeyCode::Space);
+    if keys.just_pressed(KeyCode::Space) {
+        walker.jump = true;
+    }
+    if keys.just_pressed(KeyCode::KeyV) {
+        walker.first_person = !walker.first_person;
+    }
+}
+
+fn grab_cursor(
+    buttons: Res<ButtonInput<MouseButton>>,
+    keys: Res<ButtonInput<KeyCode>>,
+    #[cfg(feature = "panel")] egui_input: Option<Res<bevy_egui::input::EguiWantsInput>>,
+    mut cursor: Single<&mut CursorOptions>,
+) {
+    #[cfg(feature = "panel")]
+    let over_panel = egui_input.is_some_and(|input| input.wants_any_pointer_input());
+    #[cfg(not(feature = "panel"))]
+    let over_panel = false;
+    if buttons.just_pressed(MouseButton::Left) && !over_panel {
+        cursor.visible = false;
+        cursor.grab_mode = CursorGrabMode::Locked;
+    }
+    if keys.just_pressed(KeyCode::Escape) {
+        cursor.visible = true;
+        cursor.grab_mode = CursorGrabMode::None;
+    }
+}
+
+/// One physics step of the character: gravity, walking, jumping and swimming, then avian's
+/// move-and-slide against the terrain and trunk colliders.
+fn walk(
+    time: Res<Time>,
+    biome_world: BiomeWorld,
+    move_and_slide: MoveAndSlide,
+    grounds: Query<&TerrainCollider>,
+    mut walker: ResMut<Walker>,
+    player: Single<(Entity, &mut Transform, &Collider), With<Player>>,
+) {
+    let (entity, mut transform, collider) = player.into_inner();
+    let dt = time.delta_secs();
+    let here = transform.translation;
+    if !walker.landed {
+        // Wait in the air until the ground under the player has its collider.
+        let size = biome_world.layout().chunk_size() as f32;
+        let chunk = ChunkCoord::new(
+            (here.x / size).floor() as i32,
+            (here.z / size).floor() as i32,
+        );
+        walker.landed = grounds.iter().any(|ground| ground.chunk == chunk);
+        return;
+    }
+    let floor = biome_world.ground_height_at(here.xz());
+    let feet = here.y - FOOT;
+    let swimming = floor < -SWIM_DEPTH && feet < -SWIM_DEPTH + 0.1;
+    let wading = !swimming && feet < 0.0;
+    let speed = match (walker.running, swimming || wading) {
+        (_, true) => WALK_SPEED * 0.5,
+        (true, false) => RUN_SPEED,
+        (false, false) => WALK_SPEED,
+    };
+    let facing = Quat::from_rotation_y(walker.yaw);
+    let wish = facing * Vec3::new(walker.wish.x, 0.0, -walker.wish.y) * speed;
+    // Quick to start and stop on the ground, slower in the air and in water.
+    let grip = if walker.grounded && !wading {
+        12.0
+    } else {
+        3.0
+    };
+    let blend = 1.0 - (-grip * dt).exp();
+    let horizontal = walker.velocity.xz().lerp(wish.xz(), blend);
+    let mut vertical = walker.velocity.y;
+    if swimming {
+        // Float with the head out of the water; Space swims up a little.
+        let target = -SWIM_DEPTH + if walker.rising { 0.4 } else { 0.0 };
+        vertical = (target - feet) * 4.0;
+    } else if walker.grounded && walker.jump {
+        vertical = JUMP_SPEED;
+    } else if walker.grounded {
+        // Pressed to the ground so it follows slopes down.
+        vertical = -2.0;
+    } else {
+        vertical -= GRAVITY * dt;
+    }
+    walker.jump = false;
+    walker.velocity = Vec3::new(horizontal.x, vertical, horizontal.y);
+    let mut grounded = false;
+    let moved = move_and_slide.move_and_slide(
+        collider,
+        here,
+        transform.rotation,
+        walker.velocity,
+        time.delta(),
+        &MoveAndSlideConfig::default(),
+        &SpatialQueryFilter::from_excluded_entities([entity]),
+        |hit| {
+            // Ground is what the character can stand on; trunks and steep rock are walls.
+            if hit.normal.y > 0.7 {
+                grounded = true;
+            }
+            MoveAndSlideHitResponse::Accept
+        },
+    );
+    transform.translation = moved.position;
+    walker.velocity = moved.projected_velocity;
+    walker.grounded = grounded || (swimming && walker.velocity.y.abs() < 1.0);
+}
+
+/// The camera behind the player (or at its eyes), never inside the ground.
+fn follow_player(
+    walker: Res<Walker>,
+    biome_world: BiomeWorld,
+    player: Single<(&Transform, &mut Visibility), With<Player>>,
+    mut camera: Single<&mut Transform, (With<Camera3d>, Without<Player>)>,
+) {
+    let (player, mut visibility) = player.into_inner();
+    let rotation = Quat::from_euler(EulerRot::YXZ, walker.yaw, walker.pitch, 0.0);
+    let eye = player.translation + Vec3::Y * EYE;
+    let position = if walker.first_person {
+        eye
+    } else {
+        let behind = eye + rotation * Vec3::new(0.0, 0.6, 6.0);
+        let ground = biome_world.ground_height_at(behind.xz()) + 0.5;
+        behind.with_y(behind.y.max(ground))
+    };
+    *visibility = if walker.first_person {
+        Visibility::Hidden
+    } else {
+        Visibility::Inherited
+    };
+    camera.translation = position;
+    camera.rotation = rotation;
+}

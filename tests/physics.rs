@@ -1,0 +1,705 @@
+//! Physics (feature `avian`): `MinimalPlugins` + avian's plugins + the plugins, fixed 60 Hz steps,
+//! bounded loops. Bodies wait as static bodies until the colliders around them are in.
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use avian3d::prelude::*;
+use bevy::ecs::system::RunSystemOnce;
+use bevy::math::DVec3;
+use bevy::prelude::*;
+use bevy::time::TimeUpdateStrategy;
+
+use bevy_biome_world::BiomeWorldState;
+use bevy_biome_world::biome_core::{ChunkCoord, WorldGenerator, WorldSettings};
+use bevy_biome_world::physics::{
+    BiomeColliderStats, BiomeWorldCollider, BiomeWorldColliders, BiomeWorldPhysicsPlugin,
+    TerrainCollider, TrunkColliders,
+};
+use bevy_biome_world::prelude::*;
+
+const STEP: f64 = 1.0 / 60.0;
+
+/// A small deterministic generator, so failures replay.
+struct Rng(u64);
+
+impl Rng {
+    fn unit(&mut self) -> f64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    fn range(&mut self, low: f64, high: f64) -> f64 {
+        low + (high - low) * self.unit()
+    }
+}
+
+fn app(colliders: BiomeWorldColliders, streaming: BiomeWorldStreaming) -> App {
+    let mut app = App::new();
+    app.add_plugins((
+        MinimalPlugins,
+        AssetPlugin::default(),
+        TransformPlugin,
+        BiomeWorldPlugin,
+        PhysicsPlugins::default(),
+        BiomeWorldPhysicsPlugin,
+    ))
+    .insert_resource(colliders)
+    .insert_resource(streaming)
+    .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(
+        STEP,
+    )))
+    .insert_resource(Time::<Fixed>::from_seconds(STEP));
+    app.finish();
+    app.cleanup();
+    app
+}
+
+/// Terrain that stays out of the way: full detail within a chunk of each terrain anchor.
+fn little_terrain() -> BiomeWorldStreaming {
+    BiomeWorldStreaming::full_detail(64.0)
+}
+
+fn stats(app: &App) -> &BiomeColliderStats {
+    app.world().resource::<BiomeColliderStats>()
+}
+
+fn generator(app: &App) -> WorldGenerator {
+    app.world()
+        .resource::<BiomeWorldState>()
+        .generator
+        .as_ref()
+        .clone()
+}
+
+fn chunk_size(app: &App) -> f64 {
+    app.world()
+        .resource::<BiomeWorldState>()
+        .settings
+        .layout
+        .chunk_size()
+}
+
+/// Steps until the colliders are idle two frames running (transforms propagate at the end of a
+/// frame, so a body moved in one is seen in the next).
+fn settle(app: &mut App) {
+    let mut idle = 0;
+    for _ in 0..100_000 {
+        app.update();
+        idle = if stats(app).is_idle() && stats(app).loaded > 0 {
+            idle + 1
+        } else {
+            0
+        };
+        if idle >= 2 {
+            return;
+        }
+        // Builds run on the async compute pool: give its threads the core between frames.
+        std::thread::yield_now();
+    }
+    panic!("colliders not settled");
+}
+
+/// Turns the waiting static bodies dynamic.
+fn release(app: &mut App, bodies: &[Entity]) {
+    for &body in bodies {
+        app.world_mut().entity_mut(body).insert(RigidBody::Dynamic);
+    }
+}
+
+/// `ground_height_at`, the surface a body must rest on.
+fn ground(app: &mut App, x: f32, z: f32) -> f32 {
+    app.world_mut()
+        .run_system_once(move |world: BiomeWorld| world.ground_height_at(Vec2::new(x, z)))
+        .expect("runs")
+}
+
+/// Distance from `p` to the closest point of triangle `abc` (Ericson, Real-Time Collision
+/// Detection, 5.1.5).
+fn triangle_distance(p: DVec3, a: DVec3, b: DVec3, c: DVec3) -> f64 {
+    let (ab, ac, ap) = (b - a, c - a, p - a);
+    let (d1, d2) = (ab.dot(ap), ac.dot(ap));
+    if d1 <= 0.0 && d2 <= 0.0 {
+        return p.distance(a);
+    }
+    let bp = p - b;
+    let (d3, d4) = (ab.dot(bp), ac.dot(bp));
+    if d3 >= 0.0 && d4 <= d3 {
+        return p.distance(b);
+    }
+    let vc = d1 * d4 - d3 * d2;
+    if vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0 {
+        return p.distance(a + ab * (d1 / (d1 - d3)));
+    }
+    let cp = p - c;
+    let (d5, d6) = (ab.dot(cp), ac.dot(cp));
+    if d6 >= 0.0 && d5 <= d6 {
+        return p.distance(c);
+    }
+    let vb = d5 * d2 - d1 * d6;
+    if vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0 {
+        return p.distance(a + ac * (d2 / (d2 - d6)));
+    }
+    let va = d3 * d6 - d5 * d4;
+    if va <= 0.0 && d4 - d3 >= 0.0 && d5 - d6 >= 0.0 {
+        let w = (d4 - d3) / ((d4 - d3) + (d5 - d6));
+        return p.distance(b + (c - b) * w);
+    }
+    let denominator = 1.0 / (va + vb + vc);
+    p.distance(a + ab * (vb * denominator) + ac * (vc * denominator))
+}
+
+/// The surface `ground_height_at` describes (the mesh's triangles, from the generator's heights
+/// at the grid points), its heights cached by grid point.
+struct Surface {
+    generator: WorldGenerator,
+    tile: f64,
+    heights: HashMap<(i64, i64), f64>,
+}
+
+impl Surface {
+    fn new(app: &App) -> Self {
+        let state = app.world().resource::<BiomeWorldState>();
+        Self {
+            generator: state.generator.as_ref().clone(),
+            tile: state.settings.layout.tile_size,
+            heights: HashMap::new(),
+        }
+    }
+
+    fn vertex(&mut self, i: i64, j: i64) -> DVec3 {
+        let (x, z) = (i as f64 * self.tile, j as f64 * self.tile);
+        let generator = &self.generator;
+        let y = *self
+            .heights
+            .entry((i, j))
+            .or_insert_with(|| generator.height_at(x, z));
+        DVec3::new(x, y, z)
+    }
+
+    /// Distance from `p` to the surface, over the tiles around it (enough for anything closer
+    /// than a tile).
+    fn distance(&mut self, p: DVec3) -> f64 {
+        let (ci, cj) = (
+            (p.x / self.tile).floor() as i64,
+            (p.z / self.tile).floor() as i64,
+        );
+        let mut best = f64::INFINITY;
+        for j in cj - 1..=cj + 1 {
+            for i in ci - 1..=ci + 1 {
+                let (a, b, c, d) = (
+                    self.vertex(i, j),
+                    self.vertex(i + 1, j),
+                    self.vertex(i, j + 1),
+                    self.vertex(i + 1, j + 1),
+                );
+                // The mesh's split: (i, j), (i + 1, j), (i, j + 1) and (i + 1, j),
+                // (i + 1, j + 1), (i, j + 1).
+                best = best
+                    .min(triangle_distance(p, a, b, c))
+                    .min(triangle_distance(p, b, d, c));
+            }
+        }
+        best
+    }
+
+    /// How far an upright capsule's surface is from the ground (negative inside it): the
+    /// distance from its axis, sampled every 5 cm, less its radius.
+    fn capsule_gap(&mut self, centre: Vec3, radius: f32, length: f32) -> f64 {
+        let samples = (length / 0.05).ceil() as i32;
+        (0..=samples)
+            .map(|k| {
+                let along = -length / 2.0 + length * k as f32 / samples as f32;
+                self.distance((centre + Vec3::Y * along).as_dvec3())
+            })
+            .fold(f64::INFINITY, f64::min)
+            - f64::from(radius)
+    }
+}
+
+/// `count` points within `radius` of `(cx, cz)`, at least 2 units apart: a third on chunk seams
+/// along x, a third along z, and some on chunk corners.
+fn points_near(
+    rng: &mut Rng,
+    chunk: f64,
+    cx: f64,
+    cz: f64,
+    radius: f64,
+    count: usize,
+) -> Vec<[f64; 2]> {
+    let mut points: Vec<[f64; 2]> = Vec::new();
+    let mut k = 0;
+    while points.len() < count {
+        let (mut x, mut z) = (
+            cx + rng.range(-radius, radius),
+            cz + rng.range(-radius, radius),
+        );
+        let snap = |v: f64| (v / chunk).round() * chunk;
+        match k % 6 {
+            0 | 1 => x = snap(x),
+            2 | 3 => z = snap(z),
+            4 => (x, z) = (snap(x), snap(z)),
+            _ => {}
+        }
+        k += 1;
+        if points.iter().all(|p| (p[0] - x).hypot(p[1] - z) >= 2.0) {
+            points.push([x, z]);
+        }
+    }
+    points
+}
+
+/// Where a ray straight down from high above `(x, z)` meets a collider.
+fn ray_height(app: &mut App, x: f32, z: f32) -> Option<f32> {
+    app.world_mut()
+        .run_system_once(move |query: SpatialQuery| {
+            query
+                .cast_ray(
+                    Vec3::new(x, 2000.0, z),
+                    Dir3::NEG_Y,
+                    4000.0,
+                    true,
+                    &SpatialQueryFilter::default(),
+                )
+                .map(|hit| 2000.0 - hit.distance)
+        })
+        .expect("runs")
+}
+
+fn terrain_colliders(app: &mut App) -> Vec<TerrainCollider> {
+    let world = app.world_mut();
+    world
+        .query::<&TerrainCollider>()
+        .iter(world)
+        .copied()
+        .collect()
+}
+
+#[test]
+fn two_hundred_balls_come_to_rest_on_the_ground_seams_and_corners_included() {
+    let mut app = app(
+        BiomeWorldColliders {
+            radius: 16.0,
+            ..default()
+        },
+        little_terrain(),
+    );
+    let mut surface = Surface::new(&app);
+    let chunk = chunk_size(&app);
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let radius = 0.3;
+    let mut balls = Vec::new();
+    for [x, z] in points_near(&mut rng, chunk, 40.0, -30.0, 600.0, 200) {
+        let (x, z) = (x as f32, z as f32);
+        let y = ground(&mut app, x, z) + radius + 1.0;
+        let ball = app
+            .world_mut()
+            .spawn((
+                BiomeWorldCollider,
+                RigidBody::Static,
+                Collider::sphere(radius),
+                // Grippy enough to hold on the steepest slopes the world has.
+                Friction::new(2.0).with_combine_rule(CoefficientCombine::Max),
+                Restitution::ZERO,
+                LockedAxes::ROTATION_LOCKED,
+                Transform::from_xyz(x, y, z),
+            ))
+            .id();
+        balls.push(ball);
+    }
+    settle(&mut app);
+    release(&mut app, &balls);
+    for _ in 0..900 {
+        app.update();
+    }
+    let mut worst = 0.0f64;
+    let mut moving = Vec::new();
+    for &ball in &balls {
+        let p = app.world().get::<Transform>(ball).unwrap().translation;
+        let speed = app.world().get::<LinearVelocity>(ball).unwrap().length();
+        let gap = surface.distance(p.as_dvec3()) - f64::from(radius);
+        worst = worst.max(gap.abs());
+        assert!(
+            gap.abs() < 0.01,
+            "ball at {p} rests {gap:+.4} m off the ground (speed {speed:.3} m/s)"
+        );
+        if speed >= 0.05 {
+            let sx = ground(&mut app, p.x + 0.5, p.z) - ground(&mut app, p.x - 0.5, p.z);
+            let sz = ground(&mut app, p.x, p.z + 0.5) - ground(&mut app, p.x, p.z - 0.5);
+            moving.push(format!(
+                "{p} at {speed:.3} m/s, slope {:.0}°",
+                sx.hypot(sz).atan().to_degrees()
+            ));
+        }
+    }
+    assert!(
+        moving.is_empty(),
+        "{} still moving: {moving:#?}",
+        moving.len()
+    );
+    eprintln!("200 balls at rest; the worst is {worst:.4} m off the ground");
+}
+
+/// What a capsule pushed along a line met.
+#[derive(Debug)]
+struct Slide {
+    travelled: f32,
+    seams: u32,
+    /// The closest to and the farthest from the ground it came (negative: inside).
+    lowest: f64,
+    highest: f64,
+}
+
+const CAPSULE_RADIUS: f32 = 0.4;
+const CAPSULE_LENGTH: f32 = 1.0;
+
+/// Pushes `capsule` at walking pace along `direction` from `start` for 2 km (each step sets its
+/// horizontal velocity; gravity and the ground do the rest), checking it never sticks.
+fn slide(
+    app: &mut App,
+    capsule: Entity,
+    start: Vec2,
+    direction: Vec2,
+    surface: &mut Surface,
+) -> Slide {
+    let speed = 3.0;
+    let chunk = 128.0;
+    let mut slide = Slide {
+        travelled: 0.0,
+        seams: 0,
+        lowest: f64::INFINITY,
+        highest: f64::NEG_INFINITY,
+    };
+    let (mut last_chunk, mut second_ago) = (None, 0.0f32);
+    for frame in 1..=60_000u32 {
+        {
+            let mut velocity = app.world_mut().get_mut::<LinearVelocity>(capsule).unwrap();
+            velocity.x = direction.x * speed;
+            velocity.z = direction.y * speed;
+        }
+        app.update();
+        let p = app.world().get::<Transform>(capsule).unwrap().translation;
+        slide.travelled = (p.xz() - start).dot(direction);
+        let gap = surface.capsule_gap(p, CAPSULE_RADIUS, CAPSULE_LENGTH);
+        slide.lowest = slide.lowest.min(gap);
+        slide.highest = slide.highest.max(gap);
+        let cell = ((p.x / chunk).floor() as i32, (p.z / chunk).floor() as i32);
+        if last_chunk.is_some_and(|c| c != cell) {
+            slide.seams += 1;
+        }
+        last_chunk = Some(cell);
+        if frame % 60 == 0 {
+            assert!(
+                slide.travelled - second_ago > 0.5 * speed,
+                "frame {frame}: stuck at {p} ({} m in the last second)",
+                slide.travelled - second_ago
+            );
+            second_ago = slide.travelled;
+        }
+        if slide.travelled >= 2000.0 {
+            break;
+        }
+    }
+    slide
+}
+
+fn spawn_capsule(app: &mut App, at: Vec3) -> Entity {
+    app.world_mut()
+        .spawn((
+            BiomeWorldCollider,
+            RigidBody::Static,
+            Collider::capsule(CAPSULE_RADIUS, CAPSULE_LENGTH),
+            Friction::ZERO.with_combine_rule(CoefficientCombine::Min),
+            Restitution::ZERO.with_combine_rule(CoefficientCombine::Min),
+            LockedAxes::ROTATION_LOCKED,
+            Transform::from_translation(at),
+        ))
+        .id()
+}
+
+#[test]
+fn a_capsule_pushed_two_kilometres_slides_over_seams_as_over_one_seamless_field() {
+    let direction = Vec2::new(1.0, 0.3).normalize();
+    let start = Vec2::new(5.0, 37.0);
+    let foot = CAPSULE_RADIUS + CAPSULE_LENGTH / 2.0;
+
+    // Over the streamed chunk colliders.
+    let mut app = app(BiomeWorldColliders::default(), little_terrain());
+    let mut surface = Surface::new(&app);
+    let y = ground(&mut app, start.x, start.y) + foot + 0.02;
+    let capsule = spawn_capsule(&mut app, start.extend(y).xzy());
+    settle(&mut app);
+    release(&mut app, &[capsule]);
+    let streamed = slide(&mut app, capsule, start, direction, &mut surface);
+
+    // Over one heightfield of the same heights along the whole path: the reference. On a
+    // surface of flat tiles a body at walking pace leaves the ground by a centimetre or two at
+    // convex tile edges; seams must add nothing to that.
+    let tile = surface.tile;
+    let end = start + direction * 2000.0;
+    let (low, high) = (start.min(end) - 12.0, start.max(end) + 12.0);
+    let (i0, j0) = (
+        (f64::from(low.x) / tile).floor() as i64,
+        (f64::from(low.y) / tile).floor() as i64,
+    );
+    let (i1, j1) = (
+        (f64::from(high.x) / tile).ceil() as i64,
+        (f64::from(high.y) / tile).ceil() as i64,
+    );
+    let (columns, rows) = ((i1 - i0 + 1) as usize, (j1 - j0 + 1) as usize);
+    let grid: Vec<f32> = (0..rows)
+        .flat_map(|r| (0..columns).map(move |c| (r, c)))
+        .map(|(r, c)| surface.vertex(i0 + c as i64, j0 + r as i64).y as f32)
+        .collect();
+    let heights =
+        bevy_biome_world::avian3d::parry::utils::Array2::from_fn(rows, columns, |r, c| {
+            grid[r * columns + c]
+        });
+    let size = Vec3::new(
+        ((columns - 1) as f64 * tile) as f32,
+        1.0,
+        ((rows - 1) as f64 * tile) as f32,
+    );
+    let field = Collider::from(
+        bevy_biome_world::avian3d::parry::shape::SharedShape::heightfield(heights, size),
+    );
+    let mut reference = App::new();
+    reference
+        .add_plugins((MinimalPlugins, TransformPlugin, PhysicsPlugins::default()))
+        .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(
+            STEP,
+        )))
+        .insert_resource(Time::<Fixed>::from_seconds(STEP));
+    reference.finish();
+    reference.cleanup();
+    reference.world_mut().spawn((
+        RigidBody::Static,
+        field,
+        Transform::from_xyz(
+            (i0 as f64 * tile) as f32 + size.x / 2.0,
+            0.0,
+            (j0 as f64 * tile) as f32 + size.z / 2.0,
+        ),
+    ));
+    let capsule = spawn_capsule(&mut reference, start.extend(y).xzy());
+    reference.update();
+    release(&mut reference, &[capsule]);
+    let seamless = slide(&mut reference, capsule, start, direction, &mut surface);
+
+    eprintln!("2 km over chunk colliders: {streamed:?}\n2 km over one heightfield: {seamless:?}");
+    assert!(
+        streamed.travelled >= 2000.0 && streamed.seams >= 15,
+        "{streamed:?}"
+    );
+    assert!(streamed.lowest > -0.02, "into the ground: {streamed:?}");
+    assert!(
+        streamed.highest < seamless.highest + 0.01,
+        "seams threw it higher than the seamless field did: {streamed:?} against {seamless:?}"
+    );
+}
+
+#[test]
+fn an_anchor_flying_at_sixty_metres_a_second_always_has_a_collider_below() {
+    // Terrain streams around the same entity, so its builds compete with the colliders'.
+    let mut app = app(
+        BiomeWorldColliders::default(),
+        BiomeWorldStreaming {
+            horizon: 1024.0,
+            detail_radius: 128.0,
+            ..default()
+        },
+    );
+    let flyer = app
+        .world_mut()
+        .spawn((
+            BiomeWorldCollider,
+            BiomeWorldAnchor,
+            Transform::from_xyz(0.0, 200.0, 0.0),
+        ))
+        .id();
+    settle(&mut app);
+    let chunk = chunk_size(&app);
+    let direction = Vec3::new(0.8, 0.0, 0.6);
+    let started = Instant::now();
+    // A minute of flight, frames paced at four times real time (240 Hz).
+    for frame in 1..=3600u32 {
+        app.world_mut()
+            .get_mut::<Transform>(flyer)
+            .unwrap()
+            .translation += direction * (60.0 * STEP as f32);
+        app.update();
+        let p = app.world().get::<Transform>(flyer).unwrap().translation;
+        let below = ChunkCoord::new(
+            (f64::from(p.x) / chunk).floor() as i32,
+            (f64::from(p.z) / chunk).floor() as i32,
+        );
+        let generation = app.world().resource::<BiomeWorldState>().generation;
+        let covered = terrain_colliders(&mut app)
+            .iter()
+            .any(|c| c.chunk == below && c.generation == generation);
+        assert!(
+            covered,
+            "frame {frame}: no collider under {p} (chunk {below:?})"
+        );
+        let due = Duration::from_secs_f64(f64::from(frame) * STEP / 4.0);
+        while started.elapsed() < due {
+            std::thread::yield_now();
+        }
+    }
+}
+
+#[test]
+fn colliders_agree_with_the_ground_leave_with_their_entity_and_follow_settings() {
+    let mut app = app(BiomeWorldColliders::default(), little_terrain());
+    let chunk = chunk_size(&app);
+    // Somewhere with trees: the first chunk along a line with a dozen.
+    let generator = generator(&app);
+    let home = (0..200)
+        .map(|k| [f64::from(k) * chunk, -200.0])
+        .find(|&[x, z]| {
+            generator
+                .trees_in_rect([x, z], [x + chunk, z + chunk])
+                .len()
+                >= 12
+        })
+        .expect("a forest within 25 km");
+    let anchor = app
+        .world_mut()
+        .spawn((
+            BiomeWorldCollider,
+            Transform::from_xyz(home[0] as f32, 0.0, home[1] as f32),
+        ))
+        .id();
+    settle(&mut app);
+    let mut rng = Rng(77);
+    let check_heights = |app: &mut App, rng: &mut Rng, cx: f64, cz: f64| {
+        let mut worst = 0.0f32;
+        for [x, z] in points_near(rng, chunk, cx, cz, 60.0, 300) {
+            let (x, z) = (x as f32, z as f32);
+            let hit = ray_height(app, x, z).expect("a collider under every point near the anchor");
+            let expected = ground(app, x, z);
+            worst = worst.max((hit - expected).abs());
+        }
+        assert!(
+            worst < 1e-3,
+            "colliders and ground_height_at differ by {worst} m"
+        );
+    };
+    // Trunks are tested by the ray too: a ray down through a tree stops at its trunk's top.
+    app.world_mut().resource_mut::<BiomeWorldColliders>().trunks = false;
+    settle(&mut app);
+    check_heights(&mut app, &mut rng, home[0], home[1]);
+    let loaded = stats(&app).loaded;
+    assert!(loaded >= 4, "{loaded} collider chunks");
+
+    // Trunks: one per tree on the collider chunks.
+    app.world_mut().resource_mut::<BiomeWorldColliders>().trunks = true;
+    settle(&mut app);
+    let trees: usize = terrain_colliders(&mut app)
+        .iter()
+        .map(|c| {
+            let min = [f64::from(c.chunk.x) * chunk, f64::from(c.chunk.z) * chunk];
+            generator
+                .trees_in_rect(min, [min[0] + chunk, min[1] + chunk])
+                .len()
+        })
+        .sum();
+    let trunks: usize = {
+        let world = app.world_mut();
+        world
+            .query::<&TrunkColliders>()
+            .iter(world)
+            .map(|t| t.trunks)
+            .sum()
+    };
+    assert!(trees > 0);
+    assert_eq!(trunks, trees);
+
+    // Far away: the old colliders go.
+    app.world_mut()
+        .get_mut::<Transform>(anchor)
+        .unwrap()
+        .translation = Vec3::new(home[0] as f32 + 5000.0, 0.0, -200.0);
+    settle(&mut app);
+    let near_old = terrain_colliders(&mut app)
+        .iter()
+        .filter(|c| (f64::from(c.chunk.x) * chunk - home[0]).abs() < 1000.0)
+        .count();
+    assert_eq!(near_old, 0);
+    assert_eq!(terrain_colliders(&mut app).len(), loaded);
+
+    // Another world: every collider is rebuilt from it, none stays.
+    app.world_mut()
+        .resource_mut::<BiomeWorldSettings>()
+        .generator = WorldSettings {
+        seed: 9,
+        ..default()
+    };
+    app.world_mut().resource_mut::<BiomeWorldColliders>().trunks = false;
+    settle(&mut app);
+    let generation = app.world().resource::<BiomeWorldState>().generation;
+    assert!(generation > 0);
+    assert!(
+        terrain_colliders(&mut app)
+            .iter()
+            .all(|c| c.generation == generation)
+    );
+    check_heights(&mut app, &mut rng, home[0] + 5000.0, -200.0);
+
+    // The entity leaves: so do the colliders.
+    app.world_mut()
+        .entity_mut(anchor)
+        .remove::<BiomeWorldCollider>();
+    for _ in 0..600 {
+        app.update();
+        if terrain_colliders(&mut app).is_empty() {
+            break;
+        }
+        std::thread::yield_now();
+    }
+    assert!(terrain_colliders(&mut app).is_empty());
+}
+
+#[test]
+fn drawn_chunks_lend_their_heights_to_colliders() {
+    let mut app = app(
+        BiomeWorldColliders::default(),
+        BiomeWorldStreaming::full_detail(256.0),
+    );
+    let entity = app
+        .world_mut()
+        .spawn((BiomeWorldAnchor, Transform::from_xyz(-40.0, 50.0, 90.0)))
+        .id();
+    for _ in 0..100_000 {
+        app.update();
+        let terrain = app.world().resource::<BiomeWorldStats>();
+        if terrain.is_idle() && terrain.loaded > 0 {
+            break;
+        }
+        std::thread::yield_now();
+    }
+    app.world_mut()
+        .entity_mut(entity)
+        .insert(BiomeWorldCollider);
+    settle(&mut app);
+    let stats = stats(&app);
+    assert_eq!(stats.sampled_heights, 0, "{stats:?}");
+    assert_eq!(stats.reused_heights, stats.loaded as u64, "{stats:?}");
+}
+
+#[test]
+fn refused_collider_settings_name_their_field_and_keep_the_last_valid() {
+    let mut app = app(BiomeWorldColliders::default(), little_terrain());
+    app.world_mut()
+        .spawn((BiomeWorldCollider, Transform::default()));
+    settle(&mut app);
+    let loaded = stats(&app).loaded;
+    app.world_mut().resource_mut::<BiomeWorldColliders>().radius = f32::NAN;
+    app.update();
+    let error = stats(&app).error.clone().expect("refused");
+    assert!(error.contains("colliders.radius"), "{error}");
+    settle(&mut app);
+    assert_eq!(stats(&app).loaded, loaded);
+}
