@@ -18,8 +18,6 @@ use std::process::ExitCode;
 
 use bevy::input::mouse::AccumulatedMouseMotion;
 use bevy::prelude::*;
-use bevy::window::WindowResolution;
-use bevy_biome_world::background_async_compute;
 use bevy_biome_world::prelude::*;
 
 #[path = "support/scenery.rs"]
@@ -28,7 +26,7 @@ mod scenery;
 mod screenshot;
 #[path = "support/world_args.rs"]
 mod world_args;
-use scenery::{ScenePlugin, horizon_view, land_near_origin};
+use scenery::{ScenePlugin, horizon_view, land_near_origin, world_window};
 use screenshot::{ScreenshotPlugin, ScreenshotRequest};
 
 fn main() -> ExitCode {
@@ -43,25 +41,7 @@ fn main() -> ExitCode {
     let mut app = App::new();
     app.insert_resource(args.settings)
         .insert_resource(args.streaming)
-        .add_plugins(
-            DefaultPlugins
-                .set(WindowPlugin {
-                    primary_window: Some(Window {
-                        title: "bevy_biome_world: fly over".to_owned(),
-                        resolution: WindowResolution::new(1280, 720),
-                        ..default()
-                    }),
-                    ..default()
-                })
-                .set(TaskPoolPlugin {
-                    task_pool_options: TaskPoolOptions {
-                        // Terrain is this app's main work: half the cores build chunks, at
-                        // background priority so a build never takes the frame's core.
-                        async_compute: background_async_compute(0.5, 8),
-                        ..default()
-                    },
-                }),
-        )
+        .add_plugins(world_window("bevy_biome_world: fly over"))
         .add_plugins((BiomeWorldPlugin, ScenePlugin))
         .insert_resource(Flight::default())
         .add_systems(Startup, setup)

@@ -17,8 +17,7 @@ use std::process::ExitCode;
 use avian3d::prelude::*;
 use bevy::input::mouse::AccumulatedMouseMotion;
 use bevy::prelude::*;
-use bevy::window::{CursorGrabMode, CursorOptions, WindowResolution};
-use bevy_biome_world::background_async_compute;
+use bevy::window::{CursorGrabMode, CursorOptions};
 use bevy_biome_world::physics::TerrainCollider;
 use bevy_biome_world::prelude::*;
 
@@ -28,7 +27,7 @@ mod scenery;
 mod screenshot;
 #[path = "support/world_args.rs"]
 mod world_args;
-use scenery::{ScenePlugin, horizon_view, land_near_origin};
+use scenery::{ScenePlugin, horizon_view, land_near_origin, world_window};
 use screenshot::ScreenshotPlugin;
 
 fn main() -> ExitCode {
@@ -42,25 +41,7 @@ fn main() -> ExitCode {
     let mut app = App::new();
     app.insert_resource(args.settings)
         .insert_resource(args.streaming)
-        .add_plugins(
-            DefaultPlugins
-                .set(WindowPlugin {
-                    primary_window: Some(Window {
-                        title: "bevy_biome_world: walk".to_owned(),
-                        resolution: WindowResolution::new(1280, 720),
-                        ..default()
-                    }),
-                    ..default()
-                })
-                .set(TaskPoolPlugin {
-                    task_pool_options: TaskPoolOptions {
-                        // Chunk and collider builds at background priority: never the frame's
-                        // core.
-                        async_compute: background_async_compute(0.5, 8),
-                        ..default()
-                    },
-                }),
-        )
+        .add_plugins(world_window("bevy_biome_world: walk"))
         .add_plugins((
             BiomeWorldPlugin,
             PhysicsPlugins::default(),

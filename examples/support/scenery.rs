@@ -1,8 +1,31 @@
 //! The sky, sun and haze the world examples share, with the fog kept at the horizon when the
 //! panel moves it. Used with `#[path = "support/scenery.rs"] mod scenery;`.
 
+use bevy::app::PluginGroupBuilder;
 use bevy::prelude::*;
+use bevy::window::WindowResolution;
+use bevy_biome_world::background_async_compute;
 use bevy_biome_world::prelude::*;
+
+/// Bevy's default plugins with a 1280 × 720 window titled `title`, and half the cores building
+/// chunks (and colliders) at background priority, so a build never takes the frame's core.
+pub(crate) fn world_window(title: &str) -> PluginGroupBuilder {
+    DefaultPlugins
+        .set(WindowPlugin {
+            primary_window: Some(Window {
+                title: title.to_owned(),
+                resolution: WindowResolution::new(1280, 720),
+                ..default()
+            }),
+            ..default()
+        })
+        .set(TaskPoolPlugin {
+            task_pool_options: TaskPoolOptions {
+                async_compute: background_async_compute(0.5, 8),
+                ..default()
+            },
+        })
+}
 
 pub(crate) const SKY: Color = Color::srgb(0.62, 0.76, 0.90);
 

@@ -532,17 +532,7 @@ pub(crate) fn build(
         max[1] + margin,
         SITE_MARGIN,
     );
-    let mut density = Scratch::zeroed(xs.len());
-    for start in (0..xs.len()).step_by(CANCEL_BLOCK) {
-        cancelled()?;
-        let end = (start + CANCEL_BLOCK).min(xs.len());
-        generator.density().values(
-            &xs[start..end],
-            &zs[start..end],
-            &cache,
-            &mut density[start..end],
-        );
-    }
+    let density = densities(generator, &xs, &zs, &cache, cancel)?;
     cancelled()?;
     let height_scale = generator.settings().terrain.height_scale;
     let vertex_index = |i: usize, j: usize| (j + reach) * side + i + reach;
@@ -666,6 +656,30 @@ pub(crate) fn build(
     Ok(chunk)
 }
 
+/// The density at every point of `xs` and `zs`, a block at a time, stopping once `cancel` is set.
+fn densities(
+    generator: &WorldGenerator,
+    xs: &[f64],
+    zs: &[f64],
+    cache: &SiteCache,
+    cancel: &AtomicBool,
+) -> Result<Scratch, ChunkError> {
+    let mut density = Scratch::zeroed(xs.len());
+    for start in (0..xs.len()).step_by(CANCEL_BLOCK) {
+        if cancel.load(Ordering::Relaxed) {
+            return Err(ChunkError::Cancelled);
+        }
+        let end = (start + CANCEL_BLOCK).min(xs.len());
+        generator.density().values(
+            &xs[start..end],
+            &zs[start..end],
+            cache,
+            &mut density[start..end],
+        );
+    }
+    Ok(density)
+}
+
 /// The heights of chunk `coord`'s vertex grid alone ([`WorldGenerator::chunk_heights`]): the same
 /// values [`build`] samples, from the same points.
 pub(crate) fn heights(
@@ -696,19 +710,7 @@ pub(crate) fn heights(
         far[1],
         SITE_MARGIN,
     );
-    let mut density = Scratch::zeroed(xs.len());
-    for start in (0..xs.len()).step_by(CANCEL_BLOCK) {
-        if cancel.load(Ordering::Relaxed) {
-            return Err(ChunkError::Cancelled);
-        }
-        let end = (start + CANCEL_BLOCK).min(xs.len());
-        generator.density().values(
-            &xs[start..end],
-            &zs[start..end],
-            &cache,
-            &mut density[start..end],
-        );
-    }
+    let density = densities(generator, &xs, &zs, &cache, cancel)?;
     let height_scale = generator.settings().terrain.height_scale;
     Ok(HeightGrid {
         origin,
