@@ -7,7 +7,9 @@
 //! W/A/S/D walk, Shift runs, Space jumps (and swims up in deep water), the mouse looks around
 //! (click to capture it, Escape to let go), V switches between third and first person, F1 shows
 //! or hides the settings panel. The player stands on the terrain's colliders, bumps into tree
-//! trunks, wades slowly through shallow water and swims at the surface of deep water.
+//! trunks, wades slowly through shallow water and swims at the surface of deep water (where the
+//! world has water). After a new seed or terrain settings it waits until the new ground under it
+//! has its colliders and stands on it.
 //! `--screenshot PATH` waits until every chunk in view is built, saves a PNG and exits.
 
 use std::f32::consts::FRAC_PI_2;
@@ -18,6 +20,7 @@ use avian3d::prelude::*;
 use bevy::input::mouse::AccumulatedMouseMotion;
 use bevy::prelude::*;
 use bevy::window::{CursorGrabMode, CursorOptions};
+use bevy_biome_world::BiomeWorldState;
 use bevy_biome_world::physics::TerrainCollider;
 use bevy_biome_world::prelude::*;
 
@@ -86,8 +89,9 @@ struct Walker {
     rising: bool,
     velocity: Vec3,
     grounded: bool,
-    /// Whether the colliders under the player are in: until then it waits in the air.
-    landed: bool,
+    /// The settings generation whose colliders the player stands on: until those under it are
+    /// in (at the start, after a new seed or terrain settings), it waits in the air.
+    landed: Option<u64>,
 }
 
 impl Default for Walker {
@@ -102,7 +106,7 @@ impl Default for Walker {
             rising: false,
             velocity: Vec3::ZERO,
             grounded: false,
-            landed: false,
+            landed: None,
         }
     }
 }
@@ -197,6 +201,7 @@ fn grab_cursor(
 fn walk(
     time: Res<Time>,
     biome_world: BiomeWorld,
+    state: Res<BiomeWorldState>,
     move_and_slide: MoveAndSlide,
     grounds: Query<&TerrainCollider>,
     mut walker: ResMut<Walker>,
@@ -205,20 +210,26 @@ fn walk(
     let (entity, mut transform, collider) = player.into_inner();
     let dt = time.delta_secs();
     let here = transform.translation;
-    if !walker.landed {
-        // Wait in the air until the ground under the player has its collider.
-        let size = biome_world.layout().chunk_size() as f32;
-        let chunk = ChunkCoord::new(
-            (here.x / size).floor() as i32,
-            (here.z / size).floor() as i32,
-        );
-        walker.landed = grounds.iter().any(|ground| ground.chunk == chunk);
+    if walker.landed != Some(state.generation) {
+        // Wait in the air until the ground under the player has its collider, then stand on it:
+        // a new world may have raised the ground above the old one.
+        let chunk = biome_world.chunk_at(here.xz());
+        let ready = grounds
+            .iter()
+            .any(|ground| ground.chunk == chunk && ground.generation == state.generation);
+        if ready {
+            walker.landed = Some(state.generation);
+            walker.velocity = Vec3::ZERO;
+            transform.translation.y = biome_world.ground_height_at(here.xz()) + FOOT + 0.1;
+        }
         return;
     }
     let floor = biome_world.ground_height_at(here.xz());
     let feet = here.y - FOOT;
-    let swimming = floor < -SWIM_DEPTH && feet < -SWIM_DEPTH + 0.1;
-    let wading = !swimming && feet < 0.0;
+    // Water only where it is drawn.
+    let water = state.settings.water;
+    let swimming = water && floor < -SWIM_DEPTH && feet < -SWIM_DEPTH + 0.1;
+    let wading = water && !swimming && feet < 0.0;
     let speed = match (walker.running, swimming || wading) {
         (_, true) => WALK_SPEED * 0.5,
         (true, false) => RUN_SPEED,

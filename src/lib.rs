@@ -124,7 +124,7 @@ pub mod prelude {
     #[cfg(feature = "panel")]
     pub use crate::BiomeWorldPanelPlugin;
     #[cfg(feature = "avian")]
-    pub use crate::physics::{BiomeWorldCollider, BiomeWorldColliders, BiomeWorldPhysicsPlugin};
+    pub use crate::physics::{BiomeColliderSettings, BiomeWorldCollider, BiomeWorldPhysicsPlugin};
     pub use crate::{
         BiomeChunk, BiomeWorld, BiomeWorldAnchor, BiomeWorldPlugin, BiomeWorldSettings,
         BiomeWorldStats, BiomeWorldStreaming, BiomeWorldSystems, ChunkDespawned, ChunkFailed,

@@ -19,8 +19,10 @@
 //! It ends with a table and one `RESULT {json}` line per configuration, and the planner's cost
 //! for 32 anchors, with full detail to 16 chunks and with the default, their moves spread in
 //! time, all in step, or one moving alone (`-- --planner` measures only that). With
-//! `--features avian`, also what colliders add to the main thread when the default view flies at
-//! 60 m/s with and without them (`-- --physics` measures only that).
+//! `--features avian`, also what colliders add when the default view flies at 60 m/s: the
+//! terrain alone, with avian's plugins and no collider entity, with colliders around the anchor,
+//! and colliders with no terrain drawn (a server: every collider samples its heights), in the
+//! same run (`-- --physics` measures only that).
 
 use std::time::{Duration, Instant};
 
@@ -68,7 +70,8 @@ struct Flight {
     /// p99 of the streaming and the apply system alone.
     stream_p99_ms: f64,
     apply_p99_ms: f64,
-    /// p99 of the whole frame (`App::update`, physics steps included).
+    /// Median and p99 of the whole frame (`App::update`, physics steps included).
+    frame_median_ms: f64,
     frame_p99_ms: f64,
     /// The collider systems' time per frame, with physics.
     #[cfg(feature = "avian")]
@@ -81,8 +84,11 @@ struct ColliderFlight {
     median_ms: f64,
     p99_ms: f64,
     max_ms: f64,
-    /// Collider builds, and their mean and p99 time, milliseconds (off the main thread).
+    /// Collider builds (the last 256), and their mean and p99 time, milliseconds (off the main
+    /// thread).
     builds: usize,
+    /// Builds since the start that sampled their heights.
+    sampled: u64,
     build_mean_ms: f64,
     build_p99_ms: f64,
     loaded: usize,
@@ -100,7 +106,23 @@ struct Outcome {
     flights: Vec<(f32, Flight)>,
 }
 
-fn app_with(streaming: BiomeWorldStreaming, background: bool, colliders: bool) -> (App, Entity) {
+/// What physics a benchmark app runs.
+#[derive(Clone, Copy, PartialEq)]
+enum Physics {
+    /// None: the terrain alone.
+    Off,
+    /// Avian's plugins and the physics plugin, no collider entity: avian's own cost.
+    #[cfg(feature = "avian")]
+    Idle,
+    /// Colliders around the anchor, which the terrain streams around too.
+    #[cfg(feature = "avian")]
+    Colliders,
+    /// Colliders around the anchor, no terrain anchor: nothing is drawn.
+    #[cfg(feature = "avian")]
+    CollidersAlone,
+}
+
+fn app_with(streaming: BiomeWorldStreaming, background: bool, physics: Physics) -> (App, Entity) {
     let mut app = App::new();
     let mut task_pools = TaskPoolOptions::default();
     if background {
@@ -126,22 +148,35 @@ fn app_with(streaming: BiomeWorldStreaming, background: bool, colliders: bool) -
         stop_update_timer.before(TransformSystems::Propagate),
     );
     #[cfg(feature = "avian")]
-    if colliders {
+    if physics != Physics::Off {
         app.add_plugins((PhysicsPlugins::default(), BiomeWorldPhysicsPlugin));
     }
-    #[cfg(not(feature = "avian"))]
-    assert!(!colliders, "colliders need the avian feature");
     app.finish();
     app.cleanup();
     let anchor = app
         .world_mut()
-        .spawn((BiomeWorldAnchor, Transform::from_xyz(0.0, 80.0, 0.0)))
+        .spawn(Transform::from_xyz(0.0, 80.0, 0.0))
         .id();
-    #[cfg(feature = "avian")]
-    if colliders {
-        app.world_mut()
-            .entity_mut(anchor)
-            .insert(BiomeWorldCollider);
+    match physics {
+        Physics::Off => {
+            app.world_mut().entity_mut(anchor).insert(BiomeWorldAnchor);
+        }
+        #[cfg(feature = "avian")]
+        Physics::Idle => {
+            app.world_mut().entity_mut(anchor).insert(BiomeWorldAnchor);
+        }
+        #[cfg(feature = "avian")]
+        Physics::Colliders => {
+            app.world_mut()
+                .entity_mut(anchor)
+                .insert((BiomeWorldAnchor, BiomeWorldCollider));
+        }
+        #[cfg(feature = "avian")]
+        Physics::CollidersAlone => {
+            app.world_mut()
+                .entity_mut(anchor)
+                .insert(BiomeWorldCollider);
+        }
     }
     (app, anchor)
 }
@@ -223,6 +258,7 @@ fn fly(app: &mut App, anchor: Entity, speed: f32) -> Flight {
                     percentile(&builds, 0.99)
                 },
                 loaded: stats.loaded,
+                sampled: stats.sampled_heights,
             }
         });
     Flight {
@@ -232,57 +268,87 @@ fn fly(app: &mut App, anchor: Entity, speed: f32) -> Flight {
         built: app.world().resource::<BiomeWorldStats>().applied_total - applied_before,
         stream_p99_ms: percentile(&stream_ms, 0.99),
         apply_p99_ms: percentile(&apply_ms, 0.99),
+        frame_median_ms: percentile(&frame_ms, 0.5),
         frame_p99_ms: percentile(&frame_ms, 0.99),
         #[cfg(feature = "avian")]
         colliders,
     }
 }
 
-/// The default view flown at 60 m/s (a fast runner, a slow car) without and with colliders
-/// around the anchor: what the colliders add to the main thread.
+/// The default view flown at 60 m/s (a fast runner, a slow car) with each [`Physics`]: what
+/// avian and the colliders add to the main thread, and what a collider build costs.
 #[cfg(feature = "avian")]
 fn print_physics_costs(background: bool) {
     let mut rows = Vec::new();
-    for colliders in [false, true] {
-        let (mut app, anchor) = app_with(BiomeWorldStreaming::default(), background, colliders);
-        run_until_idle(&mut app);
-        if colliders {
-            while !app.world().resource::<BiomeColliderStats>().is_idle() {
+    for (name, physics) in [
+        ("terrain alone", Physics::Off),
+        ("with avian, no collider entity", Physics::Idle),
+        ("with colliders", Physics::Colliders),
+        ("colliders alone, nothing drawn", Physics::CollidersAlone),
+    ] {
+        let (mut app, anchor) = app_with(BiomeWorldStreaming::default(), background, physics);
+        if physics != Physics::CollidersAlone {
+            run_until_idle(&mut app);
+        }
+        if matches!(physics, Physics::Colliders | Physics::CollidersAlone) {
+            while !app.world().resource::<BiomeColliderStats>().is_idle()
+                || app.world().resource::<BiomeColliderStats>().loaded == 0
+            {
                 app.update();
             }
         }
-        rows.push(fly(&mut app, anchor, 60.0));
+        rows.push((name, fly(&mut app, anchor, 60.0)));
     }
-    let [plain, physics] = &rows[..] else {
-        unreachable!("two flights")
-    };
-    println!(
-        "at 60 m/s without colliders: plugin {:.2}/{:.2}/{:.2} ms, whole frame p99 {:.2} ms",
-        plain.median_ms, plain.p99_ms, plain.max_ms, plain.frame_p99_ms
-    );
-    println!(
-        "at 60 m/s with colliders:    plugin {:.2}/{:.2}/{:.2} ms, whole frame p99 {:.2} ms",
-        physics.median_ms, physics.p99_ms, physics.max_ms, physics.frame_p99_ms
-    );
-    if let Some(c) = &physics.colliders {
+    println!("at 60 m/s, main thread per frame, median/p99/max ms:");
+    for (name, flight) in &rows {
         println!(
-            "  collider systems {:.3}/{:.3}/{:.3} ms per frame (median/p99/max), {} chunks with \
-             colliders; {} collider builds, {:.2} ms each on average, p99 {:.2} ms (off the \
-             main thread)",
-            c.median_ms, c.p99_ms, c.max_ms, c.loaded, c.builds, c.build_mean_ms, c.build_p99_ms
+            "  {name:<31} plugins {:.3}/{:.3}/{:.3}, whole frame {:.2}/{:.2}",
+            flight.median_ms,
+            flight.p99_ms,
+            flight.max_ms,
+            flight.frame_median_ms,
+            flight.frame_p99_ms
         );
+        if let Some(c) = flight.colliders.as_ref().filter(|c| c.builds > 0) {
+            println!(
+                "  {:<31} collider systems {:.3}/{:.3}/{:.3}; {} chunks with colliders; {} builds \
+                 ({} heights sampled), {:.2} ms each on average, p99 {:.2} ms (off the main \
+                 thread)",
+                "",
+                c.median_ms,
+                c.p99_ms,
+                c.max_ms,
+                c.loaded,
+                c.builds,
+                c.sampled,
+                c.build_mean_ms,
+                c.build_p99_ms
+            );
+        }
+    }
+    for (name, flight) in &rows {
+        let Some(c) = flight.colliders.as_ref().filter(|c| c.builds > 0) else {
+            continue;
+        };
         println!(
-            "RESULT {{\"config\": \"colliders at 60 m/s\", \"collider_median_ms\": {:.3}, \
-             \"collider_p99_ms\": {:.3}, \"collider_max_ms\": {:.3}, \"collider_build_mean_ms\": \
-             {:.3}, \"plugin_p99_without_ms\": {:.3}, \"plugin_p99_with_ms\": {:.3}}}",
-            c.median_ms, c.p99_ms, c.max_ms, c.build_mean_ms, plain.p99_ms, physics.p99_ms
+            "RESULT {{\"config\": \"colliders at 60 m/s, {name}\", \"collider_median_ms\": \
+             {:.3}, \"collider_p99_ms\": {:.3}, \"collider_max_ms\": {:.3}, \
+             \"collider_build_mean_ms\": {:.3}, \"collider_build_p99_ms\": {:.3}, \
+             \"plugin_p99_ms\": {:.3}, \"frame_p99_ms\": {:.3}}}",
+            c.median_ms,
+            c.p99_ms,
+            c.max_ms,
+            c.build_mean_ms,
+            c.build_p99_ms,
+            flight.p99_ms,
+            flight.frame_p99_ms
         );
     }
 }
 
 fn measure(name: &'static str, streaming: BiomeWorldStreaming, background: bool) -> Outcome {
     let horizon_m = streaming.horizon;
-    let (mut app, anchor) = app_with(streaming, background, false);
+    let (mut app, anchor) = app_with(streaming, background, Physics::Off);
     let started = Instant::now();
     run_until_idle(&mut app);
     let fill_s = started.elapsed().as_secs_f64();
@@ -477,8 +543,8 @@ fn main() {
         for (speed, f) in &o.flights {
             println!(
                 "  at {speed} u/s, p99 of the stream system {:.2} ms, of the apply system {:.2} \
-                 ms, of the whole frame {:.2} ms",
-                f.stream_p99_ms, f.apply_p99_ms, f.frame_p99_ms
+                 ms; the whole frame {:.2} ms median, {:.2} ms p99",
+                f.stream_p99_ms, f.apply_p99_ms, f.frame_median_ms, f.frame_p99_ms
             );
         }
     }

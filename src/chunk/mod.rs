@@ -34,24 +34,39 @@ pub struct BiomeChunk {
 
 /// The ground of a full-detail terrain entity (level 0), as its build sampled it: the height
 /// grid its mesh is made of (before edges follow a coarser neighbour) and its trees. Physics
-/// engines build their shapes from it; with rapier, for example:
+/// engines build their shapes from it. With parry, the shapes of rapier (and of avian, which
+/// feature `avian` re-exports), a heightfield per new chunk is:
 ///
-/// ```ignore
-/// let grid = &ground.heights;
-/// let n = grid.side;
-/// // rapier's heightfield: rows along z, columns along x, centred on its position.
-/// let heights = DMatrix::from_fn(n, n, |row, column| grid.get(column, row));
-/// let size = (n - 1) as f32 * grid.spacing as f32;
-/// let collider = ColliderBuilder::heightfield(heights, vector![size, 1.0, size])
-///     .translation(vector![
-///         grid.origin[0] as f32 + size / 2.0,
-///         0.0,
-///         grid.origin[1] as f32 + size / 2.0
-///     ]);
+/// ```
+/// # #[cfg(feature = "avian")]
+/// # mod with_parry {
+/// use bevy::prelude::*;
+/// use bevy_biome_world::ChunkGround;
+/// use bevy_biome_world::avian3d::parry::{shape::HeightField, utils::Array2};
+///
+/// fn heightfields(grounds: Query<&ChunkGround, Added<ChunkGround>>) {
+///     for ground in &grounds {
+///         let grid = &ground.heights;
+///         let n = grid.side;
+///         // Rows along z, columns along x, centred on the shape's position.
+///         let heights = Array2::from_fn(n, n, |row, column| grid.get(column, row));
+///         let size = (n - 1) as f32 * grid.spacing as f32;
+///         let shape = HeightField::new(heights, Vec3::new(size, 1.0, size));
+///         let position = Vec3::new(
+///             grid.origin[0] as f32 + size / 2.0,
+///             0.0,
+///             grid.origin[1] as f32 + size / 2.0,
+///         );
+///         // Hand `shape` at `position` to the physics world (rapier:
+///         // `ColliderBuilder::new(SharedShape::new(shape)).translation(position)`).
+///         # let _ = (shape, position);
+///     }
+/// }
+/// # }
 /// ```
 ///
-/// Both split every tile along the same diagonal as the mesh, so the shape is the drawn ground
-/// ([`crate::BiomeWorld::ground_height_at`] agrees with it too).
+/// Parry splits every tile along the same diagonal as the mesh, so the shape is the drawn
+/// ground ([`crate::BiomeWorld::ground_height_at`] agrees with it too).
 #[derive(Component, Reflect, Clone, Debug, Default, PartialEq)]
 #[reflect(Component, Default, Debug, Clone, PartialEq)]
 pub struct ChunkGround {

@@ -6,12 +6,12 @@
 //! same heights and the same triangles as the level-0 mesh and [`crate::BiomeWorld::ground_height_at`],
 //! so a body rests where the ground is drawn and queried, seams and corners included. The
 //! chunks come from the same [`ChunkPlanner`] as the terrain, with full detail out to
-//! [`BiomeWorldColliders::radius`]: colliders near a collider entity are built first (their
-//! systems run before the terrain's and take the pool first), off the main thread, and inserted
-//! within a main-thread budget; those of older settings stay until their replacements are in,
-//! so nothing falls through while the world regenerates, and then go. A chunk that is drawn at
-//! full detail already lends its heights ([`ChunkGround`]); elsewhere the build samples the
-//! heights alone.
+//! [`BiomeColliderSettings::radius`]: colliders near a collider entity are built off the main
+//! thread (each frame their builds start before the terrain's), and inserted within a
+//! main-thread budget; those of older settings stay until their replacements are in, so nothing
+//! falls through while the world regenerates, and then go. Heights are sampled once per chunk:
+//! a chunk drawn at full detail lends its own ([`ChunkGround`]), and where a collider and a
+//! terrain build of the same chunk meet, the later one takes the other's density pass.
 //!
 //! ```no_run
 //! use avian3d::prelude::*;
@@ -54,23 +54,28 @@ use bevy::prelude::*;
 use bevy::tasks::futures::check_ready;
 use bevy::tasks::{AsyncComputeTaskPool, Task};
 use biome_core::world::SettingsError;
-use biome_core::{ChunkCoord, ChunkLayout, HeightGrid, NodeCoord, TreeInstance, WorldGenerator};
+use biome_core::{
+    ChunkCoord, ChunkError, ChunkLayout, HeightGrid, NodeCoord, Stitch, TreeInstance,
+    WorldGenerator,
+};
 
 use crate::chunk::ChunkGround;
 use crate::scatter::{TrunkSize, trunk_size};
+use crate::streaming::share::{DensityShare, DensitySlot, DensityUser};
 use crate::streaming::{BuildKey, ChunkPlanner, LodConfig};
 use crate::{BiomeChunk, BiomeWorldState, BiomeWorldSystems};
 
 /// Colliders for the terrain and trees around every [`BiomeWorldCollider`] entity, tuned by
-/// [`BiomeWorldColliders`]. Add it with avian's `PhysicsPlugins` and [`crate::BiomeWorldPlugin`].
+/// [`BiomeColliderSettings`]. Add it with avian's `PhysicsPlugins` and [`crate::BiomeWorldPlugin`].
 pub struct BiomeWorldPhysicsPlugin;
 
 impl Plugin for BiomeWorldPhysicsPlugin {
     fn build(&self, app: &mut App) {
-        app.init_resource::<BiomeWorldColliders>()
+        app.init_resource::<BiomeColliderSettings>()
             .init_resource::<BiomeColliderStats>()
             .init_resource::<ColliderStreamer>()
-            .register_type::<BiomeWorldColliders>()
+            .init_resource::<DensityShare>()
+            .register_type::<BiomeColliderSettings>()
             .register_type::<BiomeColliderStats>()
             .register_type::<BiomeWorldCollider>()
             .register_type::<TerrainCollider>()
@@ -112,16 +117,19 @@ pub enum BiomeWorldPhysicsSystems {
 pub struct BiomeWorldCollider;
 
 /// How far colliders reach and what they cost. Changes apply at once: chunks come and go as the
-/// radius needs; a change of `trunks` rebuilds them.
+/// radius needs; a change of `trunks` rebuilds them. Refused settings (see
+/// [`BiomeColliderStats::error`]) leave the last valid ones in use, or no colliders where those
+/// do not fit the world's layout either.
 #[derive(Resource, Reflect, Clone, Debug, PartialEq)]
 #[reflect(Resource, Default, Clone, Debug, PartialEq)]
-pub struct BiomeWorldColliders {
+pub struct BiomeColliderSettings {
     /// Chunks within this distance of a [`BiomeWorldCollider`] entity get colliders, world units.
     pub radius: f32,
     /// Colliders stay until their entity is this share of the radius farther (and are built this
     /// half share ahead), so a body hovering at the edge does not churn.
     pub hysteresis: f32,
-    /// Whether trees get trunk colliders (a cylinder per trunk, as wide and tall as drawn).
+    /// Whether trees get trunk colliders (a cylinder per trunk, as wide and tall as drawn), when
+    /// trees are spawned ([`crate::BiomeWorldSettings::trees`]).
     pub trunks: bool,
     /// At most this many collider builds run at once.
     pub max_tasks: usize,
@@ -130,7 +138,7 @@ pub struct BiomeWorldColliders {
     pub apply_budget_ms: f32,
 }
 
-impl Default for BiomeWorldColliders {
+impl Default for BiomeColliderSettings {
     fn default() -> Self {
         Self {
             radius: 96.0,
@@ -142,14 +150,14 @@ impl Default for BiomeWorldColliders {
     }
 }
 
-impl BiomeWorldColliders {
-    /// Accepted [`BiomeWorldColliders::radius`], world units.
+impl BiomeColliderSettings {
+    /// Accepted [`BiomeColliderSettings::radius`], world units.
     pub const RADIUS: std::ops::RangeInclusive<f32> = 1.0..=2048.0;
-    /// Accepted [`BiomeWorldColliders::hysteresis`].
+    /// Accepted [`BiomeColliderSettings::hysteresis`].
     pub const HYSTERESIS: std::ops::RangeInclusive<f32> = 0.0..=1.0;
-    /// Accepted [`BiomeWorldColliders::max_tasks`].
+    /// Accepted [`BiomeColliderSettings::max_tasks`].
     pub const MAX_TASKS: std::ops::RangeInclusive<usize> = 1..=64;
-    /// Accepted [`BiomeWorldColliders::apply_budget_ms`].
+    /// Accepted [`BiomeColliderSettings::apply_budget_ms`].
     pub const APPLY_BUDGET_MS: std::ops::RangeInclusive<f32> = 0.0..=100.0;
     /// Collider chunks one entity may keep.
     pub const MAX_CHUNKS: u64 = 4096;
@@ -252,16 +260,23 @@ pub struct BiomeColliderStats {
     pub trunks: usize,
     /// Builds that took their heights from a drawn full-detail chunk, since the start.
     pub reused_heights: u64,
+    /// Builds that took their heights from a terrain build's density pass, since the start.
+    pub shared_heights: u64,
+    /// Terrain builds that took their density from a collider build's, since the start.
+    pub lent_heights: u64,
     /// Builds that sampled their heights, since the start.
     pub sampled_heights: u64,
+    /// Collider chunks whose build failed at the current settings (not retried until they
+    /// change; the failures are logged).
+    pub failed: usize,
     /// How long the last builds took, milliseconds (the last 256).
     pub build_times_ms: std::collections::VecDeque<f32>,
     /// Main-thread time of the last frame's streaming system, milliseconds.
     pub stream_ms: f32,
     /// Main-thread time of the last frame's apply system, milliseconds.
     pub apply_ms: f32,
-    /// Why the latest [`BiomeWorldColliders`] were refused, if they were (the last valid ones
-    /// stay in use).
+    /// Why the latest [`BiomeColliderSettings`] were refused, if they were (the last valid ones
+    /// stay in use, if they fit the layout).
     pub error: Option<String>,
 }
 
@@ -278,13 +293,21 @@ struct BuiltColliders {
     ground: Collider,
     /// Where the ground collider goes.
     transform: Transform,
-    /// The trunks' compound and how many trunks it holds.
-    trunks: Option<(Collider, usize)>,
+    trunks: Option<BuiltTrunks>,
     build_ms: f32,
 }
 
+/// The compound of a chunk's trunks.
+struct BuiltTrunks {
+    collider: Collider,
+    /// How many trunks it holds.
+    count: usize,
+    /// Its place relative to the ground collider's (trunks stand relative to the chunk's origin).
+    transform: Transform,
+}
+
 struct ColliderTask {
-    task: Task<Option<BuiltColliders>>,
+    task: Task<Result<BuiltColliders, ChunkError>>,
     cancel: Arc<AtomicBool>,
 }
 
@@ -301,19 +324,76 @@ struct ChunkColliders {
     trunks: usize,
 }
 
+/// The collider settings asked for, with the layout they were checked against.
+#[derive(Clone, Debug, PartialEq)]
+struct SettingsRequest {
+    settings: BiomeColliderSettings,
+    layout: ChunkLayout,
+}
+
 #[derive(Resource, Default)]
 struct ColliderStreamer {
-    /// The last valid settings.
-    settings: Option<BiomeWorldColliders>,
+    /// The latest request, checked once.
+    request: Option<SettingsRequest>,
+    /// The settings in use: the last valid for the layout, if any.
+    settings: Option<BiomeColliderSettings>,
     planner: ChunkPlanner,
     tasks: HashMap<BuildKey, ColliderTask>,
     ready: HashMap<BuildKey, BuiltColliders>,
     shown: HashMap<BuildKey, ChunkColliders>,
+    /// Builds that failed at their epoch; not started again.
+    failed: HashSet<BuildKey>,
 }
 
-/// The settings epoch of collider builds: the world's generation, and whether trunks are on.
-fn epoch(state: &BiomeWorldState, settings: &BiomeWorldColliders) -> u64 {
-    state.generation * 2 + u64::from(settings.trunks)
+/// Whether trunks get colliders: asked for, and trees spawned.
+fn with_trunks(state: &BiomeWorldState, settings: &BiomeColliderSettings) -> bool {
+    settings.trunks && state.settings.trees
+}
+
+/// The settings epoch of collider builds: the world's generation, and whether trunks are in.
+fn epoch(state: &BiomeWorldState, settings: &BiomeColliderSettings) -> u64 {
+    state.generation * 2 + u64::from(with_trunks(state, settings))
+}
+
+impl ColliderStreamer {
+    /// Checks a new request (or the old one against a new layout): valid settings replace those
+    /// in use; otherwise the ones in use stay if they still fit the layout.
+    fn take_request(&mut self, request: SettingsRequest, stats: &mut BiomeColliderStats) {
+        if self.request.as_ref() == Some(&request) {
+            return;
+        }
+        match request.settings.validate_with(&request.layout) {
+            Ok(()) => {
+                self.settings = Some(request.settings.clone());
+                stats.error = None;
+            }
+            Err(error) => {
+                let reason = error.to_string();
+                warn!("biome world colliders refused, keeping the last valid: {reason}");
+                stats.error = Some(reason);
+                // The default until something valid comes, if it fits.
+                let fallback = self.settings.take().unwrap_or_default();
+                self.settings = fallback
+                    .validate_with(&request.layout)
+                    .is_ok()
+                    .then_some(fallback);
+            }
+        }
+        self.request = Some(request);
+    }
+
+    /// Drops every collider, build and plan: no settings fit.
+    fn clear(&mut self, world: &mut World) {
+        for (_, colliders) in self.shown.drain() {
+            if let Ok(entity) = world.get_entity_mut(colliders.ground) {
+                entity.despawn();
+            }
+        }
+        self.tasks.clear();
+        self.ready.clear();
+        self.failed.clear();
+        self.planner = ChunkPlanner::default();
+    }
 }
 
 fn stream_colliders(
@@ -331,37 +411,26 @@ fn stream_colliders(
         .collect();
     world.resource_scope(|world, mut streamer: Mut<ColliderStreamer>| {
         let streamer = &mut *streamer;
+        let layout = world.resource::<BiomeWorldState>().settings.layout;
+        let request = SettingsRequest {
+            settings: world.resource::<BiomeColliderSettings>().clone(),
+            layout,
+        };
+        streamer.take_request(request, &mut world.resource_mut::<BiomeColliderStats>());
+        let Some(settings) = streamer.settings.clone() else {
+            streamer.clear(world);
+            return;
+        };
         let state = world.resource::<BiomeWorldState>();
-        let layout = state.settings.layout;
-        // Take valid settings in; keep the last valid ones otherwise.
-        let requested = world.resource::<BiomeWorldColliders>();
-        if streamer.settings.as_ref() != Some(requested) {
-            match requested.validate_with(&layout) {
-                Ok(()) => {
-                    streamer.settings = Some(requested.clone());
-                    world.resource_mut::<BiomeColliderStats>().error = None;
-                }
-                Err(error) => {
-                    let mut stats = world.resource_mut::<BiomeColliderStats>();
-                    let reason = error.to_string();
-                    if stats.error.as_ref() != Some(&reason) {
-                        warn!("biome world colliders refused, keeping the last valid: {reason}");
-                        stats.error = Some(reason);
-                    }
-                    if streamer.settings.is_none() {
-                        streamer.settings = Some(BiomeWorldColliders::default());
-                    }
-                }
-            }
-        }
-        let state = world.resource::<BiomeWorldState>();
-        let settings = streamer.settings.clone().expect("set above");
-        let epoch = epoch(state, &settings);
+        let (epoch, generation) = (epoch(state, &settings), state.generation);
+        let trunks = with_trunks(state, &settings);
+        let generator = state.generator.clone();
         let ColliderStreamer {
             planner,
             tasks,
             ready,
             shown,
+            failed,
             ..
         } = streamer;
         // Entities game code despawned are built again.
@@ -377,11 +446,24 @@ fn stream_colliders(
         planner.update(&points, &settings.lod(layout), epoch);
         tasks.retain(|key, _| planner.wants(key));
         ready.retain(|key, _| planner.wants(key));
+        failed.retain(|key| key.epoch == epoch && planner.wants(key));
+        // A density stays shared while a build holds it or its chunk is wanted here and not yet
+        // drawn: the terrain's build of the chunk can still take it.
+        let mut share = world.resource_mut::<DensityShare>();
+        share.prune(generation, |node| {
+            planner.wants(&BuildKey {
+                node,
+                stitch: Stitch::NONE,
+                epoch,
+            })
+        });
         let starts: Vec<BuildKey> = planner
             .plan()
             .build
             .iter()
-            .filter(|key| !tasks.contains_key(*key) && !ready.contains_key(*key))
+            .filter(|key| {
+                !tasks.contains_key(*key) && !ready.contains_key(*key) && !failed.contains(*key)
+            })
             .take(settings.max_tasks.saturating_sub(tasks.len()))
             .copied()
             .collect();
@@ -390,56 +472,64 @@ fn stream_colliders(
         }
         // Heights of drawn full-detail chunks of these settings, looked up once per frame that
         // starts builds.
-        let state = world.resource::<BiomeWorldState>();
-        let generation = state.generation;
-        let generator = state.generator.clone();
         let wanted: HashSet<NodeCoord> = starts.iter().map(|key| key.node).collect();
         let drawn: HashMap<NodeCoord, ChunkGround> = grounds
             .iter(world)
             .filter(|(chunk, _)| chunk.generation == generation && wanted.contains(&chunk.node))
             .map(|(chunk, ground)| (chunk.node, ground.clone()))
             .collect();
-        let (mut reused, mut sampled) = (0, 0);
+        let mut share = world.resource_mut::<DensityShare>();
+        let mut reused = 0;
         let pool = AsyncComputeTaskPool::get();
         for key in starts {
-            let ground = drawn.get(&key.node).cloned();
-            if ground.is_some() {
-                reused += 1;
-            } else {
-                sampled += 1;
-            }
+            let source = match drawn.get(&key.node) {
+                Some(ground) => {
+                    reused += 1;
+                    GroundSource::Drawn(ground.clone())
+                }
+                None => GroundSource::Shared(share.slot(key.node, generation)),
+            };
             let generator = generator.clone();
             let cancel = Arc::new(AtomicBool::new(false));
             let flag = cancel.clone();
-            let trunks = settings.trunks;
             let task = pool.spawn(async move {
-                build_colliders(&generator, key.node, &layout, ground, trunks, &flag)
+                build_colliders(&generator, key.node, &layout, source, trunks, &flag)
             });
             tasks.insert(key, ColliderTask { task, cancel });
         }
-        let mut stats = world.resource_mut::<BiomeColliderStats>();
-        stats.reused_heights += reused;
-        stats.sampled_heights += sampled;
+        world.resource_mut::<BiomeColliderStats>().reused_heights += reused;
     });
     world.resource_mut::<BiomeColliderStats>().stream_ms = started.elapsed().as_secs_f32() * 1000.0;
 }
 
-/// Builds the colliders of chunk `node` from `ground` (a drawn chunk's) or from heights and
-/// trees sampled here. `None` if cancelled or refused.
+/// Where a collider build's ground comes from.
+enum GroundSource {
+    /// A drawn chunk's.
+    Drawn(ChunkGround),
+    /// A density pass shared with the terrain's build of the chunk, whichever runs it.
+    Shared(Arc<DensitySlot>),
+}
+
+/// Builds the colliders of chunk `node` from `source`, with trunks if `trunks`.
+///
+/// # Errors
+/// The core's, for a refused layout or once `cancel` is set.
 fn build_colliders(
     generator: &WorldGenerator,
     node: NodeCoord,
     layout: &ChunkLayout,
-    ground: Option<ChunkGround>,
+    source: GroundSource,
     trunks: bool,
     cancel: &AtomicBool,
-) -> Option<BuiltColliders> {
+) -> Result<BuiltColliders, ChunkError> {
     let started = Instant::now();
-    let coord = ChunkCoord::new(node.x, node.z);
-    let ground = match ground {
-        Some(ground) => ground,
-        None => {
-            let heights = generator.chunk_heights(coord, layout, cancel).ok()?;
+    let ground = match source {
+        GroundSource::Drawn(ground) => ground,
+        GroundSource::Shared(slot) => {
+            let density = slot.get_or_sample(DensityUser::Colliders, || {
+                generator.node_density(node, layout, cancel)
+            })?;
+            let heights = density.heights();
             let trees = if trunks {
                 let (min, size) = (heights.origin, layout.chunk_size());
                 generator
@@ -453,11 +543,22 @@ fn build_colliders(
             ChunkGround { heights, trees }
         }
     };
-    let trunks = (trunks && !ground.trees.is_empty())
-        .then(|| (trunk_compound(&ground.trees), ground.trees.len()));
-    Some(BuiltColliders {
+    let transform = heightfield_transform(&ground.heights);
+    let trunks = (trunks && !ground.trees.is_empty()).then(|| {
+        let origin = Vec3::new(
+            ground.heights.origin[0] as f32,
+            0.0,
+            ground.heights.origin[1] as f32,
+        );
+        BuiltTrunks {
+            collider: trunk_compound(&ground.trees),
+            count: ground.trees.len(),
+            transform: Transform::from_translation(origin - transform.translation),
+        }
+    });
+    Ok(BuiltColliders {
         ground: heightfield(&ground.heights),
-        transform: heightfield_transform(&ground.heights),
+        transform,
         trunks,
         build_ms: started.elapsed().as_secs_f32() * 1000.0,
     })
@@ -514,13 +615,13 @@ fn apply_colliders(world: &mut World) {
             return;
         };
         let budget = f64::from(settings.apply_budget_ms) / 1000.0;
-        let state = world.resource::<BiomeWorldState>();
-        let (layout, generation) = (state.settings.layout, state.generation);
+        let generation = world.resource::<BiomeWorldState>().generation;
         let ColliderStreamer {
             planner,
             tasks,
             ready,
             shown,
+            failed,
             ..
         } = streamer;
         let mut build_times = Vec::new();
@@ -528,9 +629,15 @@ fn apply_colliders(world: &mut World) {
             let Some(outcome) = check_ready(&mut task.task) else {
                 return true;
             };
-            if let Some(built) = outcome {
-                build_times.push(built.build_ms);
-                ready.insert(key, built);
+            match outcome {
+                Ok(built) => {
+                    build_times.push(built.build_ms);
+                    ready.insert(key, built);
+                }
+                Err(error) => {
+                    warn!("the collider of chunk {:?} failed: {error}", key.node);
+                    failed.insert(key);
+                }
             }
             false
         });
@@ -560,7 +667,6 @@ fn apply_colliders(world: &mut World) {
                 break;
             }
             let built = ready.remove(&key).expect("listed above");
-            let half = (layout.chunk_size() / 2.0) as f32;
             let ground = world
                 .spawn((
                     TerrainCollider {
@@ -573,15 +679,17 @@ fn apply_colliders(world: &mut World) {
                 ))
                 .id();
             let mut trunks = 0;
-            if let Some((compound, count)) = built.trunks {
+            if let Some(built) = built.trunks {
                 // A child collider belongs to its parent's static body.
                 world.spawn((
-                    TrunkColliders { trunks: count },
-                    compound,
-                    Transform::from_xyz(-half, 0.0, -half),
+                    TrunkColliders {
+                        trunks: built.count,
+                    },
+                    built.collider,
+                    built.transform,
                     ChildOf(ground),
                 ));
-                trunks = count;
+                trunks = built.count;
             }
             shown.insert(key, ChunkColliders { ground, trunks });
             planner.shown(key);
@@ -591,8 +699,11 @@ fn apply_colliders(world: &mut World) {
             .plan()
             .build
             .iter()
-            .filter(|key| !tasks.contains_key(*key) && !ready.contains_key(*key))
+            .filter(|key| {
+                !tasks.contains_key(*key) && !ready.contains_key(*key) && !failed.contains(*key)
+            })
             .count();
+        let failures = failed.len();
         let in_flight = tasks.len();
         let waiting = ready.len();
         let retiring = planner
@@ -603,7 +714,17 @@ fn apply_colliders(world: &mut World) {
             .count();
         let loaded = shown.len();
         let trunks = shown.values().map(|c| c.trunks).sum();
+        let share = world.resource::<DensityShare>().counts();
+        let (sampled, shared, lent) = (
+            share.sampled(DensityUser::Colliders),
+            share.taken(DensityUser::Colliders),
+            share.taken(DensityUser::Terrain),
+        );
         let mut stats = world.resource_mut::<BiomeColliderStats>();
+        stats.sampled_heights = sampled;
+        stats.shared_heights = shared;
+        stats.lent_heights = lent;
+        stats.failed = failures;
         for ms in build_times {
             stats.build_times_ms.push_back(ms);
             if stats.build_times_ms.len() > 256 {

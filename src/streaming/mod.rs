@@ -25,6 +25,9 @@ use crate::scatter::{BiomeForest, FarTrees, TreeAssets};
 use crate::world::{BiomeWorldState, ChunkMeshOptions};
 
 pub mod planner;
+pub(crate) mod share;
+
+use share::{DensityShare, DensityUser};
 
 pub use planner::{BuildKey, ChunkPlanner, LodConfig, NodeRect, Plan};
 
@@ -285,14 +288,20 @@ pub(crate) fn stream_chunks(
                 entity: shown.entity,
             });
         }
-        let state = world.resource::<BiomeWorldState>();
         let mesh_usage = world.resource::<ChunkMeshOptions>().usage();
         let colors = if world.contains_resource::<Assets<TerrainMaterial>>() {
             TerrainColors::PerPixel
         } else {
             TerrainColors::Final
         };
-        stream(streamer, state, mesh_usage, colors, &points);
+        // The physics plugin's share, where its colliders and the terrain lend each other
+        // densities; out of the world while the state is borrowed.
+        let mut share = world.remove_resource::<DensityShare>();
+        let state = world.resource::<BiomeWorldState>();
+        stream(streamer, state, mesh_usage, colors, &points, share.as_mut());
+        if let Some(share) = share {
+            world.insert_resource(share);
+        }
         // A node still fading in that is no longer wanted goes at once: nothing relied on it.
         let unwanted: Vec<BuildKey> = streamer
             .fading
@@ -327,6 +336,7 @@ fn stream(
     mesh_usage: RenderAssetUsages,
     colors: TerrainColors,
     anchors: &[[f64; 2]],
+    mut share: Option<&mut DensityShare>,
 ) {
     let layout = state.settings.layout;
     let epoch = state.generation;
@@ -359,10 +369,22 @@ fn stream(
         let stride = state.settings.far_forest_stride(key.node.level);
         let coarse_trees = key.node.level > 0 && state.settings.tree_entities_at(key.node.level);
         let far_trees = far_trees.clone();
+        let slot = share
+            .as_deref_mut()
+            .filter(|_| key.node.level == 0)
+            .map(|share| share.slot(key.node, epoch));
         let task = pool.spawn(async move {
             let started = Instant::now();
             run_build(|| {
-                let data = generator.build_node(key.node, &layout, key.stitch, &flag)?;
+                let data = match slot {
+                    Some(slot) => {
+                        let density = slot.get_or_sample(DensityUser::Terrain, || {
+                            generator.node_density(key.node, &layout, &flag)
+                        })?;
+                        generator.build_node_from(key.node, &layout, key.stitch, &density, &flag)?
+                    }
+                    None => generator.build_node(key.node, &layout, key.stitch, &flag)?,
+                };
                 let mesh = chunk_mesh(&data, mesh_usage, colors);
                 // The node's trees on every `stride`-th grid cell, relative to its origin
                 // (standing at full-detail ground heights).
@@ -504,6 +526,11 @@ pub(crate) fn apply_chunks(world: &mut World) {
                 (None, None) => TerrainLook::Standard,
             };
             let node = spawn_chunk(world, key, &layout, epoch, built, look, water, trees);
+            if key.node.level == 0
+                && let Some(mut share) = world.get_resource_mut::<DensityShare>()
+            {
+                share.drawn(key.node);
+            }
             world.write_message(ChunkSpawned {
                 node: key.node,
                 layout,

@@ -33,8 +33,8 @@ pub mod tutorial;
 pub mod world;
 
 pub use chunk::{
-    ChunkCoord, ChunkData, ChunkError, ChunkLayout, HeightGrid, MeshStyle, NodeCoord, Stitch,
-    tile_height,
+    ChunkCoord, ChunkData, ChunkError, ChunkLayout, HeightGrid, MeshStyle, NodeCoord, NodeDensity,
+    Stitch, tile_height,
 };
 pub use density::{DensityField, DensityNode, DensityOp, Shape};
 pub use trees::{Tree, TreeInstance};

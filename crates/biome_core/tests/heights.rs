@@ -1,12 +1,13 @@
 //! The ground physics stands on: a chunk's height grid alone equals the one its build samples,
-//! bit for bit, and its surface is the mesh's surface, triangle for triangle.
+//! bit for bit, and its surface is the mesh's surface, triangle for triangle; a build on a
+//! density sampled alone is the build.
 
 use std::sync::atomic::AtomicBool;
 
 use biome_core::chunk::{ChunkCoord, ChunkLayout, MeshStyle, NodeCoord, Stitch};
 use biome_core::tutorial::SeededRandom;
 use biome_core::world::{WorldGenerator, WorldSettings};
-use biome_core::{ChunkData, tile_height};
+use biome_core::{ChunkData, ChunkError, tile_height};
 
 fn world(seed: i64) -> WorldGenerator {
     WorldGenerator::new(WorldSettings {
@@ -171,5 +172,76 @@ fn nodes_of_every_level_carry_their_unstitched_grid() {
         for (k, &h) in plain.heights.heights.iter().enumerate() {
             assert_eq!(h, plain.positions[k][1], "sample {k} at level {level}");
         }
+    }
+}
+
+#[test]
+fn a_build_on_a_density_sampled_alone_is_the_build() {
+    let cancel = AtomicBool::new(false);
+    let mut random = SeededRandom::new(17);
+    let stitches = [
+        Stitch::NONE,
+        Stitch {
+            sides: [true, false, false, true],
+            corners: [false, true, false, false],
+        },
+    ];
+    let generator = world(42);
+    let mut even = layouts();
+    even[1].tiles = 8;
+    for layout in even {
+        for (k, coord) in coords(&mut random, 6).into_iter().enumerate() {
+            let node = NodeCoord::new((k % 3) as u8, coord.x, coord.z);
+            let density = generator
+                .node_density(node, &layout, &cancel)
+                .expect("valid node");
+            assert_eq!((density.node(), density.layout()), (node, layout));
+            for stitch in stitches {
+                let built = generator
+                    .build_node(node, &layout, stitch, &cancel)
+                    .expect("valid node");
+                let from = generator
+                    .build_node_from(node, &layout, stitch, &density, &cancel)
+                    .expect("the density is this node's");
+                assert_eq!(from, built, "{node:?} {layout:?} {stitch:?}");
+                assert_eq!(density.heights(), built.heights);
+            }
+        }
+    }
+}
+
+#[test]
+fn a_build_refuses_the_density_of_another_node_layout_or_world() {
+    let cancel = AtomicBool::new(false);
+    let generator = world(1);
+    let layout = ChunkLayout::default();
+    let node = NodeCoord::new(0, 3, 4);
+    let density = generator
+        .node_density(node, &layout, &cancel)
+        .expect("valid node");
+    let taller = WorldGenerator::new({
+        let mut settings = WorldSettings {
+            seed: 1,
+            ..WorldSettings::default()
+        };
+        settings.terrain.height_scale *= 2.0;
+        settings
+    })
+    .expect("valid settings");
+    let other_layout = ChunkLayout {
+        tile_size: 1.0,
+        ..layout
+    };
+    for (generator, node, layout) in [
+        (&generator, NodeCoord::new(0, 3, 5), layout),
+        (&generator, NodeCoord::new(1, 3, 4), layout),
+        (&generator, node, other_layout),
+        (&taller, node, layout),
+    ] {
+        let refused = generator.build_node_from(node, &layout, Stitch::NONE, &density, &cancel);
+        assert!(
+            matches!(refused, Err(ChunkError::Density { given, .. }) if given == NodeCoord::new(0, 3, 4)),
+            "{node:?} {layout:?}: {refused:?}"
+        );
     }
 }

@@ -373,6 +373,16 @@ pub enum ChunkError {
     /// The node's level is above [`NodeCoord::MAX_LEVEL`].
     #[error("node level {0} is above the coarsest, {max}", max = NodeCoord::MAX_LEVEL)]
     Level(u8),
+    /// [`WorldGenerator::build_node_from`] got the density of another node, layout or world.
+    #[error(
+        "the density given for node {node:?} was sampled for {given:?}, another layout or another world"
+    )]
+    Density {
+        /// The node the density was sampled for.
+        given: NodeCoord,
+        /// The node to build.
+        node: NodeCoord,
+    },
 }
 
 /// A built chunk or coarser node: mesh data relative to [`ChunkData::origin`], and its trees.
@@ -469,6 +479,50 @@ pub fn tile_height(corners: [f64; 4], u: f64, v: f64) -> f64 {
     }
 }
 
+/// The world density on a node's vertex grid, before `terrain.height_scale`: the first and
+/// largest part of a node build, and all that physics needs. [`WorldGenerator::node_density`]
+/// samples it alone, [`NodeDensity::heights`] turns it into the ground, and
+/// [`WorldGenerator::build_node_from`] builds the node on it without sampling it again, so a
+/// collider and a mesh of the same node pay for the density once.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NodeDensity {
+    node: NodeCoord,
+    layout: ChunkLayout,
+    height_scale: f64,
+    /// `(tiles + 1)²` values, row by row as [`HeightGrid::heights`].
+    values: Vec<f64>,
+}
+
+impl NodeDensity {
+    /// The node it was sampled for.
+    #[must_use]
+    pub fn node(&self) -> NodeCoord {
+        self.node
+    }
+
+    /// The layout it was sampled with.
+    #[must_use]
+    pub fn layout(&self) -> ChunkLayout {
+        self.layout
+    }
+
+    /// The heights of the grid, bit for bit a build's [`ChunkData::heights`].
+    #[must_use]
+    pub fn heights(&self) -> HeightGrid {
+        let side = self.layout.tiles as usize + 1;
+        HeightGrid {
+            origin: self.node.origin(&self.layout),
+            spacing: self.node.tile_size(&self.layout),
+            side,
+            heights: self
+                .values
+                .iter()
+                .map(|&d| (d * self.height_scale) as f32)
+                .collect(),
+        }
+    }
+}
+
 /// Margin of cached region cells around the points a chunk looks up: the ring search reaches at
 /// most 3 cells out.
 const SITE_MARGIN: i64 = 3;
@@ -476,12 +530,14 @@ const SITE_MARGIN: i64 = 3;
 /// Points of the density grid evaluated between two looks at the cancel flag.
 const CANCEL_BLOCK: usize = 4096;
 
-/// Builds `node` of `generator`'s world ([`WorldGenerator::build_node`]).
+/// Builds `node` of `generator`'s world ([`WorldGenerator::build_node`]), on `given` where the
+/// vertex grid's density was sampled already ([`WorldGenerator::build_node_from`]).
 pub(crate) fn build(
     generator: &WorldGenerator,
     node: NodeCoord,
     layout: &ChunkLayout,
     stitch: Stitch,
+    given: Option<&NodeDensity>,
     cancel: &AtomicBool,
 ) -> Result<ChunkData, ChunkError> {
     layout
@@ -489,6 +545,16 @@ pub(crate) fn build(
         .map_err(ChunkError::Layout)?;
     if node.level > NodeCoord::MAX_LEVEL {
         return Err(ChunkError::Level(node.level));
+    }
+    if let Some(given) = given
+        && (given.node != node
+            || given.layout != *layout
+            || given.height_scale != generator.settings().terrain.height_scale)
+    {
+        return Err(ChunkError::Density {
+            given: given.node,
+            node,
+        });
     }
     if !stitch.is_none() && layout.tiles % 2 == 1 {
         return Err(ChunkError::Layout(SettingsError {
@@ -532,13 +598,34 @@ pub(crate) fn build(
         max[1] + margin,
         SITE_MARGIN,
     );
-    let density = densities(generator, &xs, &zs, &cache, cancel)?;
+    let vertex_index = |i: usize, j: usize| (j + reach) * side + i + reach;
+    let verts = tiles as usize + 1;
+    let density = match given {
+        None => densities(generator, &xs, &zs, &cache, cancel)?,
+        Some(given) => {
+            // Only the apron is left to sample.
+            let on_grid = |k: usize| {
+                (reach..reach + verts).contains(&(k % side))
+                    && (reach..reach + verts).contains(&(k / side))
+            };
+            let apron: Vec<usize> = (0..xs.len()).filter(|&k| !on_grid(k)).collect();
+            let ax = Scratch::collect(apron.iter().map(|&k| xs[k]));
+            let az = Scratch::collect(apron.iter().map(|&k| zs[k]));
+            let sampled = densities(generator, &ax, &az, &cache, cancel)?;
+            let mut density = Scratch::zeroed(xs.len());
+            for (&k, &d) in apron.iter().zip(sampled.iter()) {
+                density[k] = d;
+            }
+            for (n, &d) in given.values.iter().enumerate() {
+                density[vertex_index(n % verts, n / verts)] = d;
+            }
+            density
+        }
+    };
     cancelled()?;
     let height_scale = generator.settings().terrain.height_scale;
-    let vertex_index = |i: usize, j: usize| (j + reach) * side + i + reach;
     let height = |i: usize, j: usize| density[vertex_index(i, j)] * height_scale;
 
-    let verts = tiles as usize + 1;
     let heights = HeightGrid {
         origin,
         spacing: ts,
@@ -680,18 +767,20 @@ fn densities(
     Ok(density)
 }
 
-/// The heights of chunk `coord`'s vertex grid alone ([`WorldGenerator::chunk_heights`]): the same
+/// The density of `node`'s vertex grid alone ([`WorldGenerator::node_density`]): the same
 /// values [`build`] samples, from the same points.
-pub(crate) fn heights(
+pub(crate) fn density(
     generator: &WorldGenerator,
-    coord: ChunkCoord,
+    node: NodeCoord,
     layout: &ChunkLayout,
     cancel: &AtomicBool,
-) -> Result<HeightGrid, ChunkError> {
+) -> Result<NodeDensity, ChunkError> {
     layout
         .validate_with(generator.settings())
         .map_err(ChunkError::Layout)?;
-    let node = NodeCoord::chunk(coord);
+    if node.level > NodeCoord::MAX_LEVEL {
+        return Err(ChunkError::Level(node.level));
+    }
     let tiles = i64::from(layout.tiles);
     let ts = node.tile_size(layout);
     let first = [i64::from(node.x) * tiles, i64::from(node.z) * tiles];
@@ -711,12 +800,11 @@ pub(crate) fn heights(
         SITE_MARGIN,
     );
     let density = densities(generator, &xs, &zs, &cache, cancel)?;
-    let height_scale = generator.settings().terrain.height_scale;
-    Ok(HeightGrid {
-        origin,
-        spacing: ts,
-        side,
-        heights: density.iter().map(|&d| (d * height_scale) as f32).collect(),
+    Ok(NodeDensity {
+        node,
+        layout: *layout,
+        height_scale: generator.settings().terrain.height_scale,
+        values: density.to_vec(),
     })
 }
 

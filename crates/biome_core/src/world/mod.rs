@@ -25,7 +25,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::batch::{FbmParams, WarpParams};
 use crate::chunk::{
-    self, ChunkCoord, ChunkData, ChunkError, ChunkLayout, HeightGrid, NodeCoord, Stitch,
+    self, ChunkCoord, ChunkData, ChunkError, ChunkLayout, HeightGrid, NodeCoord, NodeDensity,
+    Stitch,
 };
 use crate::density::DensityField;
 use crate::scratch::Scratch;
@@ -299,7 +300,14 @@ impl WorldGenerator {
         layout: &ChunkLayout,
         cancel: &AtomicBool,
     ) -> Result<ChunkData, ChunkError> {
-        chunk::build(self, NodeCoord::chunk(coord), layout, Stitch::NONE, cancel)
+        chunk::build(
+            self,
+            NodeCoord::chunk(coord),
+            layout,
+            Stitch::NONE,
+            None,
+            cancel,
+        )
     }
 
     /// The heights of chunk `coord`'s vertex grid, bit for bit those of
@@ -316,7 +324,23 @@ impl WorldGenerator {
         layout: &ChunkLayout,
         cancel: &AtomicBool,
     ) -> Result<HeightGrid, ChunkError> {
-        chunk::heights(self, coord, layout, cancel)
+        Ok(chunk::density(self, NodeCoord::chunk(coord), layout, cancel)?.heights())
+    }
+
+    /// The density of `node`'s vertex grid, as [`WorldGenerator::build_node`] samples it first:
+    /// the ground for physics ([`NodeDensity::heights`]), and a head start for
+    /// [`WorldGenerator::build_node_from`]. Stops early once `cancel` is set.
+    ///
+    /// # Errors
+    /// [`ChunkError::Layout`] for a refused layout, [`ChunkError::Level`] beyond
+    /// [`NodeCoord::MAX_LEVEL`], [`ChunkError::Cancelled`].
+    pub fn node_density(
+        &self,
+        node: NodeCoord,
+        layout: &ChunkLayout,
+        cancel: &AtomicBool,
+    ) -> Result<NodeDensity, ChunkError> {
+        chunk::density(self, node, layout, cancel)
     }
 
     /// Builds level-of-detail `node` with `layout`'s tile count (tiles `2^level` times wider),
@@ -336,7 +360,25 @@ impl WorldGenerator {
         stitch: Stitch,
         cancel: &AtomicBool,
     ) -> Result<ChunkData, ChunkError> {
-        chunk::build(self, node, layout, stitch, cancel)
+        chunk::build(self, node, layout, stitch, None, cancel)
+    }
+
+    /// [`WorldGenerator::build_node`] on `density` from [`WorldGenerator::node_density`] (of this
+    /// world, `node` and `layout`): only the apron around the grid is sampled, and the bytes are
+    /// the same.
+    ///
+    /// # Errors
+    /// Those of [`WorldGenerator::build_node`], and [`ChunkError::Density`] when `density` was
+    /// sampled for another node, layout or height scale.
+    pub fn build_node_from(
+        &self,
+        node: NodeCoord,
+        layout: &ChunkLayout,
+        stitch: Stitch,
+        density: &NodeDensity,
+        cancel: &AtomicBool,
+    ) -> Result<ChunkData, ChunkError> {
+        chunk::build(self, node, layout, stitch, Some(density), cancel)
     }
 
     /// Every tree standing in `[min.x, max.x) × [min.z, max.z)`, ordered by grid row then column
