@@ -55,8 +55,7 @@ use bevy::tasks::futures::check_ready;
 use bevy::tasks::{AsyncComputeTaskPool, Task};
 use biome_core::world::SettingsError;
 use biome_core::{
-    ChunkCoord, ChunkError, ChunkLayout, HeightGrid, NodeCoord, Stitch, TreeInstance,
-    WorldGenerator,
+    ChunkCoord, ChunkError, ChunkLayout, HeightGrid, NodeCoord, TreeInstance, WorldGenerator,
 };
 
 use crate::chunk::ChunkGround;
@@ -447,16 +446,6 @@ fn stream_colliders(
         tasks.retain(|key, _| planner.wants(key));
         ready.retain(|key, _| planner.wants(key));
         failed.retain(|key| key.epoch == epoch && planner.wants(key));
-        // A density stays shared while a build holds it or its chunk is wanted here and not yet
-        // drawn: the terrain's build of the chunk can still take it.
-        let mut share = world.resource_mut::<DensityShare>();
-        share.prune(generation, |node| {
-            planner.wants(&BuildKey {
-                node,
-                stitch: Stitch::NONE,
-                epoch,
-            })
-        });
         let starts: Vec<BuildKey> = planner
             .plan()
             .build

@@ -354,6 +354,15 @@ fn stream(
     tasks.retain(|key, _| planner.wants(key));
     ready.retain(|key, _| planner.wants(key));
     let plan = planner.plan();
+    // A density stays shared while a build holds it or this terrain has still to build its chunk
+    // at full detail: a collider's pass waits there for the terrain's build to take it.
+    if let Some(share) = share.as_deref_mut() {
+        share.prune(epoch, |node| {
+            plan.build
+                .iter()
+                .any(|key| key.node.level == 0 && key.node == node)
+        });
+    }
 
     let pool = AsyncComputeTaskPool::get();
     for &key in &plan.build {
@@ -526,11 +535,6 @@ pub(crate) fn apply_chunks(world: &mut World) {
                 (None, None) => TerrainLook::Standard,
             };
             let node = spawn_chunk(world, key, &layout, epoch, built, look, water, trees);
-            if key.node.level == 0
-                && let Some(mut share) = world.get_resource_mut::<DensityShare>()
-            {
-                share.drawn(key.node);
-            }
             world.write_message(ChunkSpawned {
                 node: key.node,
                 layout,

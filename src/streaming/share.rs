@@ -76,8 +76,8 @@ impl DensitySlot {
     }
 }
 
-/// The slots of the current generation's full-detail chunks that a build holds or the colliders
-/// still need.
+/// The slots of the current generation's full-detail chunks that a build holds or the terrain
+/// has still to build.
 #[derive(Resource, Debug, Default)]
 pub(crate) struct DensityShare {
     generation: u64,
@@ -98,11 +98,6 @@ impl DensityShare {
                 })
             })
             .clone()
-    }
-
-    /// `node` is drawn at full detail: the colliders take its heights from the terrain entity now.
-    pub(crate) fn drawn(&mut self, node: NodeCoord) {
-        self.slots.remove(&node);
     }
 
     /// Drops the slots no build holds, keeping those of the nodes `needed` says.
@@ -180,7 +175,7 @@ mod tests {
     }
 
     #[test]
-    fn slots_stay_while_held_or_needed_and_go_once_drawn() {
+    fn slots_stay_while_held_or_needed() {
         let mut share = DensityShare::default();
         let (held, needed, idle) = (
             NodeCoord::new(0, 0, 0),
@@ -197,7 +192,6 @@ mod tests {
             nodes
         };
         assert_eq!(kept(&share), [held, needed]);
-        share.drawn(needed);
         drop(task);
         share.prune(1, |_| false);
         assert!(kept(&share).is_empty());

@@ -211,7 +211,7 @@ fn a_build_on_a_density_sampled_alone_is_the_build() {
 }
 
 #[test]
-fn a_build_refuses_the_density_of_another_node_layout_or_world() {
+fn a_build_refuses_the_density_of_another_node_layout_or_height_scale() {
     let cancel = AtomicBool::new(false);
     let generator = world(1);
     let layout = ChunkLayout::default();

@@ -373,9 +373,10 @@ pub enum ChunkError {
     /// The node's level is above [`NodeCoord::MAX_LEVEL`].
     #[error("node level {0} is above the coarsest, {max}", max = NodeCoord::MAX_LEVEL)]
     Level(u8),
-    /// [`WorldGenerator::build_node_from`] got the density of another node, layout or world.
+    /// [`WorldGenerator::build_node_from`] got the density of another node, layout or height
+    /// scale.
     #[error(
-        "the density given for node {node:?} was sampled for {given:?}, another layout or another world"
+        "the density given for node {node:?} was sampled for {given:?}, another layout or another height scale"
     )]
     Density {
         /// The node the density was sampled for.
@@ -540,12 +541,7 @@ pub(crate) fn build(
     given: Option<&NodeDensity>,
     cancel: &AtomicBool,
 ) -> Result<ChunkData, ChunkError> {
-    layout
-        .validate_with(generator.settings())
-        .map_err(ChunkError::Layout)?;
-    if node.level > NodeCoord::MAX_LEVEL {
-        return Err(ChunkError::Level(node.level));
-    }
+    check_node(generator, node, layout)?;
     if let Some(given) = given
         && (given.node != node
             || given.layout != *layout
@@ -743,6 +739,21 @@ pub(crate) fn build(
     Ok(chunk)
 }
 
+/// Whether `generator`'s world builds `node` with `layout` at all.
+fn check_node(
+    generator: &WorldGenerator,
+    node: NodeCoord,
+    layout: &ChunkLayout,
+) -> Result<(), ChunkError> {
+    layout
+        .validate_with(generator.settings())
+        .map_err(ChunkError::Layout)?;
+    if node.level > NodeCoord::MAX_LEVEL {
+        return Err(ChunkError::Level(node.level));
+    }
+    Ok(())
+}
+
 /// The density at every point of `xs` and `zs`, a block at a time, stopping once `cancel` is set.
 fn densities(
     generator: &WorldGenerator,
@@ -775,12 +786,7 @@ pub(crate) fn density(
     layout: &ChunkLayout,
     cancel: &AtomicBool,
 ) -> Result<NodeDensity, ChunkError> {
-    layout
-        .validate_with(generator.settings())
-        .map_err(ChunkError::Layout)?;
-    if node.level > NodeCoord::MAX_LEVEL {
-        return Err(ChunkError::Level(node.level));
-    }
+    check_node(generator, node, layout)?;
     let tiles = i64::from(layout.tiles);
     let ts = node.tile_size(layout);
     let first = [i64::from(node.x) * tiles, i64::from(node.z) * tiles];
