@@ -1,7 +1,7 @@
-//! Where chunk builds run: Bevy's async compute pool. On machines with few cores, a build woken
-//! next to the frame can take the frame's core for a whole build (about a millisecond); running
-//! the pool's threads at background priority keeps world generation to the CPU time nothing else
-//! wants.
+//! Where chunk builds run: Bevy's async compute pool. Builds yield their thread between blocks
+//! of points (in `biome_core`), so on machines with few cores a frame waiting for a core waits
+//! about 0.1 ms, not a whole build; running the pool's threads at background priority also keeps
+//! world generation to the CPU time nothing else wants, for apps that keep every core busy.
 
 use std::sync::Arc;
 

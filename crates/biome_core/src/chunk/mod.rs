@@ -528,8 +528,9 @@ impl NodeDensity {
 /// most 3 cells out.
 const SITE_MARGIN: i64 = 3;
 
-/// Points of the density grid evaluated between two looks at the cancel flag.
-const CANCEL_BLOCK: usize = 4096;
+/// Points of the density grid evaluated between two looks at the cancel flag (about 0.06 ms of
+/// work on a default world).
+const CANCEL_BLOCK: usize = 512;
 
 /// Builds `node` of `generator`'s world ([`WorldGenerator::build_node`]), on `given` where the
 /// vertex grid's density was sampled already ([`WorldGenerator::build_node_from`]).
@@ -755,6 +756,9 @@ fn check_node(
 }
 
 /// The density at every point of `xs` and `zs`, a block at a time, stopping once `cancel` is set.
+/// The thread is yielded between blocks: on a machine with few cores, a thread waiting for the
+/// core (a game's frame) then waits one block rather than a scheduler slice (a millisecond or
+/// more), and a yield with nothing waiting costs under a microsecond.
 fn densities(
     generator: &WorldGenerator,
     xs: &[f64],
@@ -767,6 +771,7 @@ fn densities(
         if cancel.load(Ordering::Relaxed) {
             return Err(ChunkError::Cancelled);
         }
+        std::thread::yield_now();
         let end = (start + CANCEL_BLOCK).min(xs.len());
         generator.density().values(
             &xs[start..end],

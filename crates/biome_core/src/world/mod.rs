@@ -291,6 +291,11 @@ impl WorldGenerator {
     /// [`WorldGenerator::build_chunk`] that stops early, within a few milliseconds, once
     /// `cancel` is set (from another thread, say, when the chunk is no longer wanted).
     ///
+    /// The cancellable builds sample in blocks of a few hundred points, looking at `cancel` and
+    /// yielding the thread ([`std::thread::yield_now`]) between blocks, so a build on a
+    /// background thread lets a waiting thread (a game's frame) have its core within about
+    /// 0.1 ms even when every core is busy.
+    ///
     /// # Errors
     /// [`ChunkError::Layout`] for a refused layout, [`ChunkError::Cancelled`] once `cancel` is
     /// set.
