@@ -66,6 +66,17 @@ fn noise_and_fbm(c: &mut Criterion) {
                 .sum::<f64>()
         });
     });
+    group.bench_function("biome_core scalar with gradient", |b| {
+        b.iter(|| {
+            xs.iter()
+                .zip(&ys)
+                .map(|(&x, &y)| {
+                    let sample = ours.noise_with_gradient(black_box(x), y);
+                    sample.value + sample.gradient[0] + sample.gradient[1]
+                })
+                .sum::<f64>()
+        });
+    });
     group.bench_function("biome_core batch", |b| {
         b.iter(|| {
             ours.noise_points(black_box(&xs), &ys, &mut out);

@@ -171,6 +171,47 @@ impl Simplex {
     /// 2D Simplex noise at `(x, y)`, roughly in `-1..1`.
     #[must_use]
     pub fn noise(&self, x: f64, y: f64) -> f64 {
+        let [c0, c1, c2] = self.corners(x, y);
+        70.0 * (corner(c0.hash, c0.x, c0.y)
+            + corner(c1.hash, c1.x, c1.y)
+            + corner(c2.hash, c2.x, c2.y))
+    }
+
+    /// [`Simplex::noise`] at `(x, y)` with its analytic gradient: `value` is bit for bit
+    /// `noise(x, y)`, and `gradient` its partial derivatives in `x` and `y`, from the same three
+    /// corners rather than extra samples (the noise is C¹, so the gradient is continuous).
+    #[must_use]
+    pub fn noise_with_gradient(&self, x: f64, y: f64) -> NoiseGradient {
+        let parts = self.corners(x, y).map(|c| {
+            let t = 0.5 - c.x * c.x - c.y * c.y;
+            if t < 0.0 {
+                return (0.0, [0.0; 2]);
+            }
+            let t2 = t * t;
+            let g = GRAD2[usize::from(c.hash & 7)];
+            let dot = g[0] * c.x + g[1] * c.y;
+            // d/dx of t⁴·dot = 4t³·(−2x)·dot + t⁴·g_x: the offsets move one for one with (x, y).
+            let slope = -8.0 * t2 * t * dot;
+            (
+                t2 * t2 * dot,
+                [slope * c.x + t2 * t2 * g[0], slope * c.y + t2 * t2 * g[1]],
+            )
+        });
+        // Summed in `noise`'s order, so the value keeps its bits.
+        let [(n0, g0), (n1, g1), (n2, g2)] = parts;
+        NoiseGradient {
+            value: 70.0 * (n0 + n1 + n2),
+            gradient: [
+                70.0 * (g0[0] + g1[0] + g2[0]),
+                70.0 * (g0[1] + g1[1] + g2[1]),
+            ],
+        }
+    }
+
+    /// The three corners of the simplex holding `(x, y)`: their gradient hashes and `(x, y)`'s
+    /// offsets from them.
+    #[inline]
+    fn corners(&self, x: f64, y: f64) -> [Corner; 3] {
         let s = (x + y) * F2;
         let i = (x + s).floor();
         let j = (y + s).floor();
@@ -179,19 +220,46 @@ impl Simplex {
         let y0 = y - (j - t);
 
         let (i1, j1): (usize, usize) = if x0 > y0 { (1, 0) } else { (0, 1) };
-        let x1 = x0 - i1 as f64 + G2;
-        let y1 = y0 - j1 as f64 + G2;
-        let x2 = x0 - 1.0 + 2.0 * G2;
-        let y2 = y0 - 1.0 + 2.0 * G2;
-
         let ii = wrap_256(i);
         let jj = wrap_256(j);
         let p = &self.p;
-        let n0 = corner(p[ii + usize::from(p[jj])], x0, y0);
-        let n1 = corner(p[ii + i1 + usize::from(p[jj + j1])], x1, y1);
-        let n2 = corner(p[ii + 1 + usize::from(p[jj + 1])], x2, y2);
-        70.0 * (n0 + n1 + n2)
+        [
+            Corner {
+                hash: p[ii + usize::from(p[jj])],
+                x: x0,
+                y: y0,
+            },
+            Corner {
+                hash: p[ii + i1 + usize::from(p[jj + j1])],
+                x: x0 - i1 as f64 + G2,
+                y: y0 - j1 as f64 + G2,
+            },
+            Corner {
+                hash: p[ii + 1 + usize::from(p[jj + 1])],
+                x: x0 - 1.0 + 2.0 * G2,
+                y: y0 - 1.0 + 2.0 * G2,
+            },
+        ]
     }
+}
+
+/// A noise value with its gradient ([`Simplex::noise_with_gradient`], [`fbm_with_gradient`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct NoiseGradient {
+    /// The noise itself.
+    pub value: f64,
+    /// Its partial derivatives along x and y.
+    pub gradient: [f64; 2],
+}
+
+/// One simplex corner seen from the sample point.
+#[derive(Clone, Copy)]
+struct Corner {
+    /// The permutation hash that picks the corner's gradient.
+    hash: u8,
+    /// The point's offset from the corner.
+    x: f64,
+    y: f64,
 }
 
 /// JavaScript's `i & 255` for an integral `f64`: `ToInt32` wraps modulo 2^32, so this is `i`
@@ -245,6 +313,39 @@ pub fn fbm(
         frequency *= lacunarity;
     }
     total / max_value
+}
+
+/// [`fbm`] with its analytic gradient: `value` is bit for bit `fbm(..)`, and each octave adds
+/// its noise gradient times its amplitude and frequency (the chain rule).
+#[must_use]
+pub fn fbm_with_gradient(
+    simplex: &Simplex,
+    x: f64,
+    y: f64,
+    octaves: u32,
+    persistence: f64,
+    lacunarity: f64,
+) -> NoiseGradient {
+    let mut total = 0.0;
+    let mut gradient = [0.0; 2];
+    let mut frequency = 1.0;
+    let mut amplitude = 1.0;
+    let mut max_value = 0.0;
+    for i in 0..octaves {
+        let offset = f64::from(i * 2);
+        let octave =
+            simplex.noise_with_gradient((x + offset) * frequency, (y + offset) * frequency);
+        total += octave.value * amplitude;
+        gradient[0] += octave.gradient[0] * amplitude * frequency;
+        gradient[1] += octave.gradient[1] * amplitude * frequency;
+        max_value += amplitude;
+        amplitude *= persistence;
+        frequency *= lacunarity;
+    }
+    NoiseGradient {
+        value: total / max_value,
+        gradient: [gradient[0] / max_value, gradient[1] / max_value],
+    }
 }
 
 /// [`fbm`] with the tutorial's default parameters (4 octaves, persistence 0.5, lacunarity 2).
@@ -604,5 +705,75 @@ mod tests {
         assert_eq!(pick_biome(0.4, 0.6, &limits, &limits), 5);
         assert_eq!(pick_biome(1.0, 1.0, &limits, &limits), 8);
         assert_eq!(BIOMES[pick_biome(0.7, 0.1, &limits, &limits)], "Desert");
+    }
+
+    /// Points spread over small and large coordinates, cell corners included.
+    fn probe_points() -> Vec<[f64; 2]> {
+        let mut random = SeededRandom::new(7);
+        let mut points: Vec<[f64; 2]> = (0..4000)
+            .map(|k| {
+                let scale = [1.0, 10.0, 1000.0, 1.0e6][k % 4];
+                [
+                    (random.next_float() - 0.5) * scale,
+                    (random.next_float() - 0.5) * scale,
+                ]
+            })
+            .collect();
+        points.extend([[0.0, 0.0], [-0.0, 0.0], [1.0, 1.0], [-3.0, 2.0]]);
+        points
+    }
+
+    #[test]
+    fn noise_with_gradient_keeps_the_value_bits_and_matches_finite_differences() {
+        let simplex = Simplex::new(42);
+        let h = 1e-6;
+        for [x, y] in probe_points() {
+            let sample = simplex.noise_with_gradient(x, y);
+            assert_eq!(
+                sample.value.to_bits(),
+                simplex.noise(x, y).to_bits(),
+                "at ({x}, {y})"
+            );
+            let dx = (simplex.noise(x + h, y) - simplex.noise(x - h, y)) / (2.0 * h);
+            let dy = (simplex.noise(x, y + h) - simplex.noise(x, y - h)) / (2.0 * h);
+            // Rounding of x ± h at 1e6 limits the differences to about 1e-4.
+            let tolerance = if x.abs().max(y.abs()) > 1000.0 {
+                1e-3
+            } else {
+                1e-6
+            };
+            assert!(
+                (sample.gradient[0] - dx).abs() < tolerance
+                    && (sample.gradient[1] - dy).abs() < tolerance,
+                "at ({x}, {y}): {:?} against ({dx}, {dy})",
+                sample.gradient
+            );
+        }
+    }
+
+    #[test]
+    fn fbm_with_gradient_keeps_the_value_bits_and_matches_finite_differences() {
+        let simplex = Simplex::new(-5);
+        let h = 1e-7;
+        let mut largest = 0.0f64;
+        for [x, y] in probe_points().into_iter().filter(|p| p[0].abs() < 100.0) {
+            for (octaves, persistence, lacunarity) in [(1, 0.5, 2.0), (4, 0.5, 2.0), (6, 0.6, 2.2)]
+            {
+                let fbm_at = |x, y| fbm(&simplex, x, y, octaves, persistence, lacunarity);
+                let sample = fbm_with_gradient(&simplex, x, y, octaves, persistence, lacunarity);
+                assert_eq!(sample.value.to_bits(), fbm_at(x, y).to_bits());
+                let dx = (fbm_at(x + h, y) - fbm_at(x - h, y)) / (2.0 * h);
+                let dy = (fbm_at(x, y + h) - fbm_at(x, y - h)) / (2.0 * h);
+                largest = largest.max(sample.gradient[0].abs());
+                assert!(
+                    (sample.gradient[0] - dx).abs() < 1e-5
+                        && (sample.gradient[1] - dy).abs() < 1e-5,
+                    "at ({x}, {y}), {octaves} octaves: {:?} against ({dx}, {dy})",
+                    sample.gradient
+                );
+            }
+        }
+        // A gradient of zeros would pass nowhere near here.
+        assert!(largest > 1.0, "largest |d/dx| {largest}");
     }
 }
