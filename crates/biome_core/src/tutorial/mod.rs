@@ -302,16 +302,9 @@ pub fn fbm(
     lacunarity: f64,
 ) -> f64 {
     let mut total = 0.0;
-    let mut frequency = 1.0;
-    let mut amplitude = 1.0;
-    let mut max_value = 0.0;
-    for i in 0..octaves {
-        let offset = f64::from(i * 2);
-        total += simplex.noise((x + offset) * frequency, (y + offset) * frequency) * amplitude;
-        max_value += amplitude;
-        amplitude *= persistence;
-        frequency *= lacunarity;
-    }
+    let max_value = for_each_octave(x, y, octaves, persistence, lacunarity, |at| {
+        total += simplex.noise(at.x, at.y) * at.amplitude;
+    });
     total / max_value
 }
 
@@ -328,24 +321,54 @@ pub fn fbm_with_gradient(
 ) -> NoiseGradient {
     let mut total = 0.0;
     let mut gradient = [0.0; 2];
+    let max_value = for_each_octave(x, y, octaves, persistence, lacunarity, |at| {
+        let octave = simplex.noise_with_gradient(at.x, at.y);
+        total += octave.value * at.amplitude;
+        gradient[0] += octave.gradient[0] * at.amplitude * at.frequency;
+        gradient[1] += octave.gradient[1] * at.amplitude * at.frequency;
+    });
+    NoiseGradient {
+        value: total / max_value,
+        gradient: [gradient[0] / max_value, gradient[1] / max_value],
+    }
+}
+
+/// Where and how strongly one fBm octave samples.
+#[derive(Clone, Copy)]
+struct Octave {
+    /// The octave's sample point (offset and scaled).
+    x: f64,
+    y: f64,
+    amplitude: f64,
+    frequency: f64,
+}
+
+/// Calls `visit` with each of fBm's octaves in order and returns the sum of their amplitudes.
+#[inline]
+fn for_each_octave(
+    x: f64,
+    y: f64,
+    octaves: u32,
+    persistence: f64,
+    lacunarity: f64,
+    mut visit: impl FnMut(Octave),
+) -> f64 {
     let mut frequency = 1.0;
     let mut amplitude = 1.0;
     let mut max_value = 0.0;
     for i in 0..octaves {
         let offset = f64::from(i * 2);
-        let octave =
-            simplex.noise_with_gradient((x + offset) * frequency, (y + offset) * frequency);
-        total += octave.value * amplitude;
-        gradient[0] += octave.gradient[0] * amplitude * frequency;
-        gradient[1] += octave.gradient[1] * amplitude * frequency;
+        visit(Octave {
+            x: (x + offset) * frequency,
+            y: (y + offset) * frequency,
+            amplitude,
+            frequency,
+        });
         max_value += amplitude;
         amplitude *= persistence;
         frequency *= lacunarity;
     }
-    NoiseGradient {
-        value: total / max_value,
-        gradient: [gradient[0] / max_value, gradient[1] / max_value],
-    }
+    max_value
 }
 
 /// [`fbm`] with the tutorial's default parameters (4 octaves, persistence 0.5, lacunarity 2).
