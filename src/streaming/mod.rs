@@ -353,16 +353,21 @@ fn stream(
     planner.update(anchors, &state.streaming.lod(layout), epoch);
     tasks.retain(|key, _| planner.wants(key));
     ready.retain(|key, _| planner.wants(key));
-    let plan = planner.plan();
     // A density stays shared while a build holds it or this terrain has still to build its chunk
     // at full detail: a collider's pass waits there for the terrain's build to take it.
     if let Some(share) = share.as_deref_mut() {
         share.prune(epoch, |node| {
-            plan.build
-                .iter()
-                .any(|key| key.node.level == 0 && key.node == node)
+            node.level == 0
+                && planner.wanted().get(&node).is_some_and(|&stitch| {
+                    planner.wants(&BuildKey {
+                        node,
+                        stitch,
+                        epoch,
+                    })
+                })
         });
     }
+    let plan = planner.plan();
 
     let pool = AsyncComputeTaskPool::get();
     for &key in &plan.build {
