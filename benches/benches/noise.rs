@@ -12,6 +12,7 @@ use std::time::Duration;
 
 use biome_core::batch::{Backend, FbmParams};
 use biome_core::chunk::{ChunkCoord, ChunkLayout};
+use biome_core::density::{DensityField, DensityNode, Eroded, Fbm as DensityFbm, Shape};
 use biome_core::tutorial::{Simplex, domain_warp, fbm};
 use biome_core::world::{WorldGenerator, WorldSettings};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
@@ -137,6 +138,62 @@ fn noise_and_fbm(c: &mut Criterion) {
     });
     group.finish();
 
+    // The erosion node as the eroded preset sets it (3 octaves of fBm, 5 layers of gullies),
+    // against a plain fBm node of 3 octaves: one point at a time and in batches.
+    let sites: Vec<[f64; 2]> = Vec::new();
+    let eroded = DensityField::new(
+        &DensityNode::new(
+            Eroded {
+                seed_offset: 0,
+                scale: 1.0,
+                octaves: 3,
+                persistence: 0.5,
+                lacunarity: 2.0,
+                depth: 0.15,
+                gully_scale: 4.0,
+                gully_octaves: 5,
+                flat: 0.5,
+            },
+            [],
+        ),
+        42,
+    )
+    .expect("valid");
+    let plain = DensityField::new(
+        &DensityNode::new(
+            DensityFbm {
+                seed_offset: 0,
+                scale: 1.0,
+                octaves: 3,
+                persistence: 0.5,
+                lacunarity: 2.0,
+                shape: Shape::Normal,
+            },
+            [],
+        ),
+        42,
+    )
+    .expect("valid");
+    let mut group = c.benchmark_group("density");
+    group.throughput(Throughput::Elements(n as u64));
+    for (name, field) in [("Eroded", &eroded), ("Fbm", &plain)] {
+        group.bench_function(format!("{name} node, scalar"), |b| {
+            b.iter(|| {
+                xs.iter()
+                    .zip(&ys)
+                    .map(|(&x, &y)| field.value(black_box(x), y, &sites))
+                    .sum::<f64>()
+            });
+        });
+        group.bench_function(format!("{name} node, batch"), |b| {
+            b.iter(|| {
+                field.values(black_box(&xs), &ys, &sites, &mut out);
+                out[n - 1]
+            });
+        });
+    }
+    group.finish();
+
     let mut group = c.benchmark_group("domain_warp");
     group.throughput(Throughput::Elements(n as u64));
     for levels in [1, 2] {
@@ -189,6 +246,19 @@ fn world(c: &mut Criterion) {
             // A different land-and-sea chunk each time, so caches do not flatter the figure.
             k = (k + 1) % 64;
             world
+                .build_chunk(ChunkCoord::new(k % 8 - 4, k / 8 - 4), black_box(&layout))
+                .expect("the default layout is valid")
+        });
+    });
+    // The same chunks in the `eroded` preset's world (the default world with erosion for its
+    // terrain), against the row above.
+    let eroded = WorldSettings::from_ron(include_str!("../../assets/presets/eroded.ron"))
+        .expect("the eroded preset is valid");
+    let eroded = WorldGenerator::new(eroded).expect("the eroded preset is valid");
+    group.bench_function("build_chunk 64x64, eroded preset", |b| {
+        b.iter(|| {
+            k = (k + 1) % 64;
+            eroded
                 .build_chunk(ChunkCoord::new(k % 8 - 4, k / 8 - 4), black_box(&layout))
                 .expect("the default layout is valid")
         });

@@ -8,7 +8,8 @@
 //!
 //! Options: `--seed N`, `--size PIXELS` (per panel), `--out PATH`, `--preset FILE.ron`,
 //! `--scale UNITS_PER_PIXEL` (default 4), `--center X,Z` (default 0,0), `--columns N` (default 4),
-//! `--write-preset FILE.ron` (also save the settings used, to start a preset from).
+//! `--write-preset FILE.ron` (also save the settings used, to start a preset from),
+//! `--only WORD,WORD` (draw only the panels whose label holds one of the words, like `relief`).
 
 use std::error::Error;
 use std::process::ExitCode;
@@ -25,6 +26,7 @@ struct Options {
     center: [f64; 2],
     columns: usize,
     write_preset: Option<String>,
+    only: Vec<String>,
 }
 
 fn parse() -> Result<Options, String> {
@@ -37,6 +39,7 @@ fn parse() -> Result<Options, String> {
         center: [0.0, 0.0],
         columns: 4,
         write_preset: None,
+        only: Vec::new(),
     };
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
@@ -47,6 +50,12 @@ fn parse() -> Result<Options, String> {
             "--out" => options.out = value()?,
             "--preset" => options.preset = Some(value()?),
             "--write-preset" => options.write_preset = Some(value()?),
+            "--only" => {
+                options.only = value()?
+                    .split(',')
+                    .map(|w| w.trim().to_lowercase())
+                    .collect();
+            }
             "--scale" => options.scale = value()?.parse().map_err(|e| format!("--scale: {e}"))?,
             "--columns" => {
                 options.columns = value()?.parse().map_err(|e| format!("--columns: {e}"))?;
@@ -61,7 +70,7 @@ fn parse() -> Result<Options, String> {
             }
             "--help" | "-h" => {
                 return Err("usage: preview [--seed N] [--size PIXELS] [--out PATH] [--preset FILE.ron] \
-                            [--scale UNITS_PER_PIXEL] [--center X,Z] [--columns N] [--write-preset FILE.ron]"
+                            [--scale UNITS_PER_PIXEL] [--center X,Z] [--columns N] [--write-preset FILE.ron] [--only WORD,WORD]"
                     .to_owned());
             }
             other => return Err(format!("unknown option {other} (try --help)")),
@@ -267,6 +276,23 @@ fn run(options: &Options) -> Result<(), Box<dyn Error>> {
     }
     panels.push((format!("height {low:.0} to {high:.0} m"), height));
 
+    // Relief: the height lit from the north-west at a low sun, so gullies and ridges show.
+    let mut relief = Canvas::new(n, n);
+    for py in 0..n {
+        for px in 0..n {
+            let h = |x: usize, y: usize| samples[y.min(n - 1) * n + x.min(n - 1)].height;
+            let (dx, dz) = (
+                (h(px + 1, py) - h(px.saturating_sub(1), py)) / (2.0 * options.scale),
+                (h(px, py + 1) - h(px, py.saturating_sub(1))) / (2.0 * options.scale),
+            );
+            let normal_length = (dx * dx + dz * dz + 1.0).sqrt();
+            // A light from (-1, 1.2, -1): brighter on slopes that face north-west.
+            let light = ((dx + dz) + 1.2) / (normal_length * (1.0f64 + 1.0 + 1.44).sqrt());
+            relief.pixels[py * n + px] = grey(light, -0.6, 1.0);
+        }
+    }
+    panels.push(("relief".to_owned(), relief));
+
     let mut temperature = Canvas::new(n, n);
     let mut moisture = Canvas::new(n, n);
     let mut surface = Canvas::new(n, n);
@@ -298,6 +324,18 @@ fn run(options: &Options) -> Result<(), Box<dyn Error>> {
         panels.push((node_label(id, entry.node), panel));
     }
 
+    if !options.only.is_empty() {
+        panels.retain(|(label, _)| {
+            let label = label.to_lowercase();
+            options
+                .only
+                .iter()
+                .any(|word| label.contains(word.as_str()))
+        });
+        if panels.is_empty() {
+            return Err(format!("no panel's label holds any of {:?}", options.only).into());
+        }
+    }
     let columns = options.columns.min(panels.len());
     let rows = panels.len().div_ceil(columns);
     let gap = 4;

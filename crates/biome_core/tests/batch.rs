@@ -156,9 +156,14 @@ fn density_values_equal_scalar_value_for_every_node() {
     let sites = make_sites(30, 2000.0, 2000.0, 4);
     let (xs, ys) = points(999, 8);
     let mut out = vec![0.0; xs.len()];
+    let eroded = WorldSettings::from_ron(include_str!("../../../assets/presets/eroded.ron"))
+        .unwrap()
+        .terrain
+        .density;
     for stack in [
         DensityNode::tutorial_example(),
         WorldSettings::default().terrain.density,
+        eroded,
     ] {
         let field = DensityField::new(&stack, 17).unwrap();
         for id in 0..field.node_count() {

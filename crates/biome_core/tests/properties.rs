@@ -7,8 +7,8 @@ use std::time::{Duration, Instant};
 
 use biome_core::chunk::{ChunkCoord, ChunkData, ChunkLayout, MeshStyle};
 use biome_core::density::{
-    Abs, Add, Cell, Clamp, Constant, DensityNode, DensityOp, Fbm, FieldValue, Mix, Multiply, Shape,
-    SmoothClamp, Warp,
+    Abs, Add, Cell, Clamp, Constant, DensityNode, DensityOp, Eroded, Fbm, FieldValue, Mix,
+    Multiply, Shape, SmoothClamp, Warp,
 };
 use biome_core::world::{WorldGenerator, WorldSettings, limits};
 use proptest::prelude::*;
@@ -53,6 +53,33 @@ fn source() -> impl Strategy<Value = DensityNode> {
                 }
             ),
         log_range(0.01, 10_000.0).prop_map(|radius| DensityNode::new(Cell { radius }, [])),
+        (
+            (-1000i64..=1000, log_range(1e-5, 0.5), 1u32..=8),
+            (
+                0.0..=1.0f64,
+                1.0..=64.0f64,
+                1u32..=8,
+                log_range(0.001, 100.0)
+            ),
+        )
+            .prop_map(
+                |((seed_offset, scale, octaves), (depth, gully_scale, gully_octaves, flat))| {
+                    DensityNode::new(
+                        Eroded {
+                            seed_offset,
+                            scale,
+                            octaves,
+                            persistence: 0.5,
+                            lacunarity: 2.0,
+                            depth,
+                            gully_scale,
+                            gully_octaves,
+                            flat,
+                        },
+                        [],
+                    )
+                }
+            ),
     ]
 }
 
@@ -553,6 +580,7 @@ fn the_graph_strategy_knows_every_operation() {
         [
             "Constant",
             "Fbm",
+            "Eroded",
             "Cell",
             "Warp",
             "Clamp",

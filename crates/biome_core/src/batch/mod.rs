@@ -62,7 +62,7 @@ macro_rules! fbm_pairs {
 #[cfg(target_arch = "x86_64")]
 use fbm_pairs;
 
-use crate::tutorial::{LEVEL_TWO_FIELDS, SECOND_FIELD, Simplex, fbm};
+use crate::tutorial::{LEVEL_TWO_FIELDS, Lanes, SECOND_FIELD, Simplex, fbm};
 
 /// The octave parameters of [`fbm`]. The default is the tutorial's: 4 octaves, persistence 0.5,
 /// lacunarity 2.
@@ -257,6 +257,89 @@ impl Backend {
             #[cfg(not(target_arch = "x86_64"))]
             _ => 0,
         }
+    }
+}
+
+/// A field written once in lane form ([`Lanes`]): its value at one point is `lanes::<1>`, and
+/// [`kernel_points`] runs it eight points at a time, compiled for the CPU's widest lanes. Both
+/// run the same operations in the same order, so they give the same bits.
+pub(crate) trait LaneKernel {
+    /// The field at `N` points.
+    fn lanes<const N: usize>(&self, x: Lanes<N>, z: Lanes<N>) -> Lanes<N>;
+}
+
+/// Points per block of [`kernel_points`].
+const KERNEL_LANES: usize = 8;
+
+/// `kernel` at every `(xs[k], zs[k])`, written to `out[k]`.
+///
+/// # Panics
+/// If the three slices differ in length.
+pub(crate) fn kernel_points<K: LaneKernel>(kernel: &K, xs: &[f64], zs: &[f64], out: &mut [f64]) {
+    kernel_points_with(Backend::detect(), kernel, xs, zs, out);
+}
+
+/// [`kernel_points`] on a chosen backend, to compare them; the same bits on every one.
+///
+/// # Panics
+/// If the slices differ in length, or `backend` is not in [`Backend::available`].
+pub(crate) fn kernel_points_with<K: LaneKernel>(
+    backend: Backend,
+    kernel: &K,
+    xs: &[f64],
+    zs: &[f64],
+    out: &mut [f64],
+) {
+    check_lengths(xs, zs, out);
+    assert!(
+        Backend::available().contains(&backend),
+        "{backend:?} is not available on this CPU"
+    );
+    match backend {
+        #[cfg(target_arch = "x86_64")]
+        #[expect(
+            unsafe_code,
+            reason = "a target_feature function is called once its features are known to be there"
+        )]
+        // SAFETY: AVX-512 F, DQ and VL and AVX2 are available (asserted above).
+        Backend::Avx512 => unsafe { kernel_points_avx512(kernel, xs, zs, out) },
+        #[cfg(target_arch = "x86_64")]
+        #[expect(
+            unsafe_code,
+            reason = "a target_feature function is called once its features are known to be there"
+        )]
+        // SAFETY: AVX2 is available (asserted above).
+        Backend::Avx2 => unsafe { kernel_points_avx2(kernel, xs, zs, out) },
+        _ => kernel_blocks(kernel, xs, zs, out),
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512dq,avx512vl,avx2")]
+fn kernel_points_avx512<K: LaneKernel>(kernel: &K, xs: &[f64], zs: &[f64], out: &mut [f64]) {
+    kernel_blocks(kernel, xs, zs, out);
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn kernel_points_avx2<K: LaneKernel>(kernel: &K, xs: &[f64], zs: &[f64], out: &mut [f64]) {
+    kernel_blocks(kernel, xs, zs, out);
+}
+
+/// The blocks of [`kernel_points`]; the last is padded with zeros, whose lanes are dropped.
+#[inline(always)]
+fn kernel_blocks<K: LaneKernel>(kernel: &K, xs: &[f64], zs: &[f64], out: &mut [f64]) {
+    for ((xs, zs), out) in xs
+        .chunks(KERNEL_LANES)
+        .zip(zs.chunks(KERNEL_LANES))
+        .zip(out.chunks_mut(KERNEL_LANES))
+    {
+        let mut x = [0.0; KERNEL_LANES];
+        let mut z = [0.0; KERNEL_LANES];
+        x[..xs.len()].copy_from_slice(xs);
+        z[..zs.len()].copy_from_slice(zs);
+        let values = kernel.lanes(x, z);
+        out.copy_from_slice(&values[..out.len()]);
     }
 }
 

@@ -45,6 +45,14 @@ pub(crate) struct NoiseTables {
 }
 
 impl NoiseTables {
+    /// No tables yet, for world seed `seed`.
+    pub(crate) fn for_seed(seed: i64) -> Self {
+        Self {
+            seed,
+            tables: HashMap::new(),
+        }
+    }
+
     /// The table for the world seed plus `offset` (wrapping, so no offset can overflow; within
     /// the validated ranges nothing wraps).
     pub(crate) fn get(&mut self, offset: i64) -> Arc<Simplex> {
@@ -117,10 +125,7 @@ impl DensityField {
             id
         }
         let mut field = Self { nodes: Vec::new() };
-        let mut noise = NoiseTables {
-            seed,
-            tables: HashMap::new(),
-        };
+        let mut noise = NoiseTables::for_seed(seed);
         add(&mut field, root, &mut noise);
         field
     }

@@ -15,10 +15,12 @@
 //! and dropping a graph use no recursion, so a graph of any depth built in code is refused
 //! cleanly rather than overflowing the stack.
 
+mod erosion;
 mod field;
 mod format;
 mod ops;
 
+pub use erosion::Eroded;
 pub use field::DensityField;
 pub use ops::{
     Abs, Add, Cell, Clamp, Constant, DensityOp, Fbm, Field, FieldValue, Mix, Multiply, SmoothClamp,

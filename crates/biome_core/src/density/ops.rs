@@ -6,6 +6,7 @@ use std::fmt;
 use std::ops::RangeInclusive;
 use std::sync::Arc;
 
+use super::erosion::Eroded;
 use super::field::{Evaluate, Inputs, NoiseTables};
 use super::{Interval, Shape};
 use crate::batch::{FbmParams, WarpParams};
@@ -193,6 +194,8 @@ density_ops! {
     Constant,
     /// Source: Simplex fBm, shaped. The tutorial's `simplexNode`.
     Fbm,
+    /// Source: Simplex fBm with gullies cut into its slopes.
+    Eroded,
     /// Source: 1 at a region site, falling to -1 at `radius`. The tutorial's `cellNode`.
     Cell,
     /// Reads its input at a point pushed along fBm fields. The tutorial's `warpNode`.
@@ -211,7 +214,7 @@ density_ops! {
     Mix,
 }
 
-fn number<'a>(
+pub(super) fn number<'a>(
     name: &'static str,
     label: &'static str,
     value: &'a mut f64,
@@ -230,14 +233,14 @@ fn number<'a>(
     }
 }
 
-fn optional(field: Field<'_>) -> Field<'_> {
+pub(super) fn optional(field: Field<'_>) -> Field<'_> {
     Field {
         required: false,
         ..field
     }
 }
 
-fn whole<'a>(
+pub(super) fn whole<'a>(
     name: &'static str,
     label: &'static str,
     value: &'a mut u32,
@@ -251,7 +254,7 @@ fn whole<'a>(
     }
 }
 
-fn seed_offset(value: &mut i64) -> Field<'_> {
+pub(super) fn seed_offset(value: &mut i64) -> Field<'_> {
     Field {
         name: "seed_offset",
         label: "seed +",
@@ -272,6 +275,44 @@ fn floor_and_ceiling<'a>(low: &'a mut f64, high: &'a mut f64, visit: &mut dyn Fn
     let floor = if within(*low) { *low } else { start };
     visit(number("low", "floor", low, start..=ceiling, Widget::Typed));
     visit(number("high", "ceiling", high, floor..=end, Widget::Typed));
+}
+
+/// The fields of an fBm source, in preset order: [`Fbm`] and [`super::Eroded`] share them.
+pub(super) struct FbmFields<'a> {
+    pub(super) seed_offset: &'a mut i64,
+    pub(super) scale: &'a mut f64,
+    pub(super) octaves: &'a mut u32,
+    pub(super) persistence: &'a mut f64,
+    pub(super) lacunarity: &'a mut f64,
+}
+
+impl FbmFields<'_> {
+    /// Visits the fields, the scale shown as a feature size labelled `size`.
+    pub(super) fn visit(self, size: &'static str, visit: &mut dyn FnMut(Field<'_>)) {
+        visit(seed_offset(self.seed_offset));
+        visit(number(
+            "scale",
+            size,
+            self.scale,
+            limits::SCALE,
+            Widget::FeatureSize,
+        ));
+        visit(whole("octaves", "octaves", self.octaves, limits::OCTAVES));
+        visit(optional(number(
+            "persistence",
+            "persistence",
+            self.persistence,
+            limits::PERSISTENCE,
+            Widget::Slider(limits::PERSISTENCE),
+        )));
+        visit(optional(number(
+            "lacunarity",
+            "lacunarity",
+            self.lacunarity,
+            limits::LACUNARITY,
+            Widget::Slider(limits::LACUNARITY),
+        )));
+    }
 }
 
 /// One value everywhere.
@@ -353,34 +394,14 @@ impl Operation for Fbm {
     }
 
     fn fields(&mut self, visit: &mut dyn FnMut(Field<'_>)) {
-        visit(seed_offset(&mut self.seed_offset));
-        visit(number(
-            "scale",
-            "feature size",
-            &mut self.scale,
-            limits::SCALE,
-            Widget::FeatureSize,
-        ));
-        visit(whole(
-            "octaves",
-            "octaves",
-            &mut self.octaves,
-            limits::OCTAVES,
-        ));
-        visit(optional(number(
-            "persistence",
-            "persistence",
-            &mut self.persistence,
-            limits::PERSISTENCE,
-            Widget::Slider(limits::PERSISTENCE),
-        )));
-        visit(optional(number(
-            "lacunarity",
-            "lacunarity",
-            &mut self.lacunarity,
-            limits::LACUNARITY,
-            Widget::Slider(limits::LACUNARITY),
-        )));
+        FbmFields {
+            seed_offset: &mut self.seed_offset,
+            scale: &mut self.scale,
+            octaves: &mut self.octaves,
+            persistence: &mut self.persistence,
+            lacunarity: &mut self.lacunarity,
+        }
+        .visit("feature size", visit);
         visit(Field {
             name: "shape",
             label: "shape",

@@ -127,6 +127,8 @@ pub(crate) const CORNER_TABLE_LEN: usize = 256 * 256 + 3;
 pub struct Simplex {
     /// The permutation, doubled so `p[a + p[b]]` never runs off the end.
     p: [u8; 512],
+    /// `p` in 32-bit entries, which SIMD lanes can gather (there is no byte gather).
+    wide: [u32; 512],
     /// `p[a + p[b]] & 7` for every `a, b` in `0..256`: one lookup per corner for the batch path.
     pub(crate) corner_gradients: Box<[u8]>,
 }
@@ -158,6 +160,7 @@ impl Simplex {
         }
         Self {
             p,
+            wide: p.map(u32::from),
             corner_gradients,
         }
     }
@@ -171,10 +174,10 @@ impl Simplex {
     /// 2D Simplex noise at `(x, y)`, roughly in `-1..1`.
     #[must_use]
     pub fn noise(&self, x: f64, y: f64) -> f64 {
-        let [c0, c1, c2] = self.corners(x, y);
-        70.0 * (corner(c0.hash, c0.x, c0.y)
-            + corner(c1.hash, c1.x, c1.y)
-            + corner(c2.hash, c2.x, c2.y))
+        let [c0, c1, c2] = self.corners([x], [y]);
+        70.0 * (corner(c0.hash[0], c0.x[0], c0.y[0])
+            + corner(c1.hash[0], c1.x[0], c1.y[0])
+            + corner(c2.hash[0], c2.x[0], c2.y[0]))
     }
 
     /// [`Simplex::noise`] at `(x, y)` with its analytic gradient: `value` is bit for bit
@@ -182,64 +185,127 @@ impl Simplex {
     /// corners rather than extra samples (the noise is C¹, so the gradient is continuous).
     #[must_use]
     pub fn noise_with_gradient(&self, x: f64, y: f64) -> NoiseGradient {
-        let parts = self.corners(x, y).map(|c| {
-            let t = 0.5 - c.x * c.x - c.y * c.y;
-            if t < 0.0 {
-                return (0.0, [0.0; 2]);
-            }
-            let t2 = t * t;
-            let g = GRAD2[usize::from(c.hash & 7)];
-            let dot = g[0] * c.x + g[1] * c.y;
-            // d/dx of t⁴·dot = 4t³·(−2x)·dot + t⁴·g_x: the offsets move one for one with (x, y).
-            let slope = -8.0 * t2 * t * dot;
-            (
-                t2 * t2 * dot,
-                [slope * c.x + t2 * t2 * g[0], slope * c.y + t2 * t2 * g[1]],
-            )
-        });
-        // Summed in `noise`'s order, so the value keeps its bits.
-        let [(n0, g0), (n1, g1), (n2, g2)] = parts;
-        NoiseGradient {
-            value: 70.0 * (n0 + n1 + n2),
-            gradient: [
-                70.0 * (g0[0] + g1[0] + g2[0]),
-                70.0 * (g0[1] + g1[1] + g2[1]),
-            ],
-        }
+        self.noise_with_gradient_lanes([x], [y]).point(0)
     }
 
-    /// The three corners of the simplex holding `(x, y)`: their gradient hashes and `(x, y)`'s
-    /// offsets from them.
-    #[inline]
-    fn corners(&self, x: f64, y: f64) -> [Corner; 3] {
-        let s = (x + y) * F2;
-        let i = (x + s).floor();
-        let j = (y + s).floor();
-        let t = (i + j) * G2;
-        let x0 = x - (i - t);
-        let y0 = y - (j - t);
+    /// [`Simplex::noise_with_gradient`] on `N` points side by side.
+    #[inline(always)]
+    pub(crate) fn noise_with_gradient_lanes<const N: usize>(
+        &self,
+        x: Lanes<N>,
+        y: Lanes<N>,
+    ) -> GradientLanes<N> {
+        let corners = self.corners(x, y);
+        let mut parts = [GradientLanes::<N>::ZERO; 3];
+        for (part, c) in parts.iter_mut().zip(&corners) {
+            for l in 0..N {
+                let (x, y) = (c.x[l], c.y[l]);
+                let t = 0.5 - x * x - y * y;
+                let t2 = t * t;
+                let g = GRAD2[usize::from(c.hash[l] & 7)];
+                let dot = g[0] * x + g[1] * y;
+                // d/dx of t⁴·dot = 4t³·(−2x)·dot + t⁴·g_x: the offsets move one for one with (x, y).
+                let slope = -8.0 * t2 * t * dot;
+                let inside = t >= 0.0 || t.is_nan();
+                part.value[l] = if inside { t2 * t2 * dot } else { 0.0 };
+                part.dx[l] = if inside {
+                    slope * x + t2 * t2 * g[0]
+                } else {
+                    0.0
+                };
+                part.dy[l] = if inside {
+                    slope * y + t2 * t2 * g[1]
+                } else {
+                    0.0
+                };
+            }
+        }
+        // Summed in `noise`'s order, so the value keeps its bits.
+        let [a, b, c] = parts;
+        let mut sum = GradientLanes::<N>::ZERO;
+        for l in 0..N {
+            sum.value[l] = 70.0 * (a.value[l] + b.value[l] + c.value[l]);
+            sum.dx[l] = 70.0 * (a.dx[l] + b.dx[l] + c.dx[l]);
+            sum.dy[l] = 70.0 * (a.dy[l] + b.dy[l] + c.dy[l]);
+        }
+        sum
+    }
 
-        let (i1, j1): (usize, usize) = if x0 > y0 { (1, 0) } else { (0, 1) };
-        let ii = wrap_256(i);
-        let jj = wrap_256(j);
-        let p = &self.p;
-        [
-            Corner {
-                hash: p[ii + usize::from(p[jj])],
-                x: x0,
-                y: y0,
-            },
-            Corner {
-                hash: p[ii + i1 + usize::from(p[jj + j1])],
-                x: x0 - i1 as f64 + G2,
-                y: y0 - j1 as f64 + G2,
-            },
-            Corner {
-                hash: p[ii + 1 + usize::from(p[jj + 1])],
-                x: x0 - 1.0 + 2.0 * G2,
-                y: y0 - 1.0 + 2.0 * G2,
-            },
-        ]
+    /// The three corners of the simplex holding each `(x, y)`: their gradient hashes and the
+    /// point's offsets from them.
+    #[inline(always)]
+    fn corners<const N: usize>(&self, x: Lanes<N>, y: Lanes<N>) -> [Corners<N>; 3] {
+        let mut corners = [Corners::<N>::ZERO; 3];
+        for l in 0..N {
+            let (x, y) = (x[l], y[l]);
+            let s = (x + y) * F2;
+            let i = (x + s).floor();
+            let j = (y + s).floor();
+            let t = (i + j) * G2;
+            let x0 = x - (i - t);
+            let y0 = y - (j - t);
+
+            let (i1, j1): (usize, usize) = if x0 > y0 { (1, 0) } else { (0, 1) };
+            // One point keeps the scalar code's cast; lanes take the form that vectorizes (Rust's
+            // saturating casts do not). The two agree (`wrap_256_lanes` says how).
+            let wrap = if N == 1 { wrap_256 } else { wrap_256_lanes };
+            let ii = wrap(i);
+            let jj = wrap(j);
+            let at = |a: usize, b: usize| self.hash(a, b);
+            corners[0].set(l, at(ii, jj), x0, y0);
+            corners[1].set(
+                l,
+                at(ii + i1, jj + j1),
+                x0 - i1 as f64 + G2,
+                y0 - j1 as f64 + G2,
+            );
+            corners[2].set(
+                l,
+                at(ii + 1, jj + 1),
+                x0 - 1.0 + 2.0 * G2,
+                y0 - 1.0 + 2.0 * G2,
+            );
+        }
+        corners
+    }
+}
+
+impl Simplex {
+    /// The tutorial's corner hash `p[a + p[b]]`, for `a` and `b` below 257.
+    #[inline(always)]
+    pub(crate) fn hash(&self, a: usize, b: usize) -> u8 {
+        // Every index is below 511 (a byte plus a byte plus one); the masks say so to the
+        // compiler, which then checks no bounds (so lane loops vectorize).
+        let wide = &self.wide;
+        wide[(a + wide[b & 511] as usize) & 511] as u8
+    }
+}
+
+/// `N` points side by side, one per lane: the form the batch paths run, whose loops over lanes
+/// the compiler turns into SIMD. One point is `N = 1`, so a point alone and a point in a batch go
+/// through the same operations and give the same bits.
+pub(crate) type Lanes<const N: usize> = [f64; N];
+
+/// [`NoiseGradient`]s on `N` lanes.
+#[derive(Clone, Copy)]
+pub(crate) struct GradientLanes<const N: usize> {
+    pub(crate) value: Lanes<N>,
+    pub(crate) dx: Lanes<N>,
+    pub(crate) dy: Lanes<N>,
+}
+
+impl<const N: usize> GradientLanes<N> {
+    const ZERO: Self = Self {
+        value: [0.0; N],
+        dx: [0.0; N],
+        dy: [0.0; N],
+    };
+
+    fn point(&self, l: usize) -> NoiseGradient {
+        NoiseGradient {
+            value: self.value[l],
+            gradient: [self.dx[l], self.dy[l]],
+        }
     }
 }
 
@@ -252,14 +318,29 @@ pub struct NoiseGradient {
     pub gradient: [f64; 2],
 }
 
-/// One simplex corner seen from the sample point.
+/// One simplex corner seen from each of `N` sample points.
 #[derive(Clone, Copy)]
-struct Corner {
+struct Corners<const N: usize> {
     /// The permutation hash that picks the corner's gradient.
-    hash: u8,
-    /// The point's offset from the corner.
-    x: f64,
-    y: f64,
+    hash: [u8; N],
+    /// The points' offsets from the corner.
+    x: Lanes<N>,
+    y: Lanes<N>,
+}
+
+impl<const N: usize> Corners<N> {
+    const ZERO: Self = Self {
+        hash: [0; N],
+        x: [0.0; N],
+        y: [0.0; N],
+    };
+
+    #[inline(always)]
+    fn set(&mut self, l: usize, hash: u8, x: f64, y: f64) {
+        self.hash[l] = hash;
+        self.x[l] = x;
+        self.y[l] = y;
+    }
 }
 
 /// JavaScript's `i & 255` for an integral `f64`: `ToInt32` wraps modulo 2^32, so this is `i`
@@ -273,6 +354,19 @@ pub(crate) fn wrap_256(i: f64) -> usize {
     } else {
         0
     }
+}
+
+/// [`wrap_256`] in arithmetic that SIMD lanes vectorize, the same answer for every integral or
+/// infinite `i` (and some byte for NaN, where the noise is NaN whatever the corner): `i` less
+/// 256 times the floor of `i / 256` is `i` modulo 256 exactly (every step is exact: a power of
+/// two scales, and the difference is a small integer), and adding 2^52 puts that integer in
+/// the low bits. At and beyond 2^60 every `f64` is a multiple of 256 and the answer is 0, as
+/// there; for the infinities the difference is NaN, whose low byte is 0.
+#[inline(always)]
+pub(crate) fn wrap_256_lanes(i: f64) -> usize {
+    const LOW_BITS: f64 = 4_503_599_627_370_496.0; // 2^52
+    let low = i - 256.0 * (i * (1.0 / 256.0)).floor();
+    ((low + LOW_BITS).to_bits() & 255) as usize
 }
 
 /// One corner's contribution: `(0.5 - d²)^4 * dot(gradient, offset)`, or 0 beyond `sqrt(0.5)`.
@@ -302,10 +396,11 @@ pub fn fbm(
     lacunarity: f64,
 ) -> f64 {
     let mut total = 0.0;
-    let max_value = for_each_octave(x, y, octaves, persistence, lacunarity, |at| {
-        total += simplex.noise(at.x, at.y) * at.amplitude;
-    });
-    total / max_value
+    let mut walk = Octaves::new([x], [y], octaves, persistence, lacunarity);
+    for at in &mut walk {
+        total += simplex.noise(at.x[0], at.y[0]) * at.amplitude;
+    }
+    total / walk.max_value
 }
 
 /// [`fbm`] with its analytic gradient: `value` is bit for bit `fbm(..)`, and each octave adds
@@ -319,56 +414,109 @@ pub fn fbm_with_gradient(
     persistence: f64,
     lacunarity: f64,
 ) -> NoiseGradient {
-    let mut total = 0.0;
-    let mut gradient = [0.0; 2];
-    let max_value = for_each_octave(x, y, octaves, persistence, lacunarity, |at| {
-        let octave = simplex.noise_with_gradient(at.x, at.y);
-        total += octave.value * at.amplitude;
-        gradient[0] += octave.gradient[0] * at.amplitude * at.frequency;
-        gradient[1] += octave.gradient[1] * at.amplitude * at.frequency;
-    });
-    NoiseGradient {
-        value: total / max_value,
-        gradient: [gradient[0] / max_value, gradient[1] / max_value],
-    }
+    let params = FbmParams {
+        octaves,
+        persistence,
+        lacunarity,
+    };
+    fbm_with_gradient_lanes(simplex, [x], [y], params).point(0)
 }
 
-/// Where and how strongly one fBm octave samples.
+/// [`fbm_with_gradient`] on `N` points side by side.
+#[inline(always)]
+pub(crate) fn fbm_with_gradient_lanes<const N: usize>(
+    simplex: &Simplex,
+    x: Lanes<N>,
+    y: Lanes<N>,
+    params: FbmParams,
+) -> GradientLanes<N> {
+    let mut total = GradientLanes::<N>::ZERO;
+    let mut walk = Octaves::new(x, y, params.octaves, params.persistence, params.lacunarity);
+    for at in &mut walk {
+        let octave = simplex.noise_with_gradient_lanes(at.x, at.y);
+        for l in 0..N {
+            total.value[l] += octave.value[l] * at.amplitude;
+            total.dx[l] += octave.dx[l] * at.amplitude * at.frequency;
+            total.dy[l] += octave.dy[l] * at.amplitude * at.frequency;
+        }
+    }
+    let max_value = walk.max_value;
+    for l in 0..N {
+        total.value[l] /= max_value;
+        total.dx[l] /= max_value;
+        total.dy[l] /= max_value;
+    }
+    total
+}
+
+/// Where and how strongly one fBm octave samples, for `N` points.
 #[derive(Clone, Copy)]
-struct Octave {
-    /// The octave's sample point (offset and scaled).
-    x: f64,
-    y: f64,
+struct Octave<const N: usize> {
+    /// The octave's sample points (offset and scaled).
+    x: Lanes<N>,
+    y: Lanes<N>,
     amplitude: f64,
     frequency: f64,
 }
 
-/// Calls `visit` with each of fBm's octaves in order and returns the sum of their amplitudes.
-#[inline]
-fn for_each_octave(
-    x: f64,
-    y: f64,
+/// fBm's octaves in order, summing their amplitudes as it goes. An iterator rather than a
+/// visiting function, so each octave's work stays in its caller's body (and in its SIMD lanes).
+struct Octaves<const N: usize> {
+    x: Lanes<N>,
+    y: Lanes<N>,
+    next: u32,
     octaves: u32,
     persistence: f64,
     lacunarity: f64,
-    mut visit: impl FnMut(Octave),
-) -> f64 {
-    let mut frequency = 1.0;
-    let mut amplitude = 1.0;
-    let mut max_value = 0.0;
-    for i in 0..octaves {
-        let offset = f64::from(i * 2);
-        visit(Octave {
-            x: (x + offset) * frequency,
-            y: (y + offset) * frequency,
+    frequency: f64,
+    amplitude: f64,
+    /// The sum of the amplitudes of the octaves given so far.
+    max_value: f64,
+}
+
+impl<const N: usize> Octaves<N> {
+    #[inline(always)]
+    fn new(x: Lanes<N>, y: Lanes<N>, octaves: u32, persistence: f64, lacunarity: f64) -> Self {
+        Self {
+            x,
+            y,
+            next: 0,
+            octaves,
+            persistence,
+            lacunarity,
+            frequency: 1.0,
+            amplitude: 1.0,
+            max_value: 0.0,
+        }
+    }
+}
+
+impl<const N: usize> Iterator for Octaves<N> {
+    type Item = Octave<N>;
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<Octave<N>> {
+        if self.next == self.octaves {
+            return None;
+        }
+        let offset = f64::from(self.next * 2);
+        let (frequency, amplitude) = (self.frequency, self.amplitude);
+        self.next += 1;
+        self.max_value += amplitude;
+        self.amplitude *= self.persistence;
+        self.frequency *= self.lacunarity;
+        let mut octave = Octave {
+            x: self.x,
+            y: self.y,
             amplitude,
             frequency,
-        });
-        max_value += amplitude;
-        amplitude *= persistence;
-        frequency *= lacunarity;
+        };
+        for l in 0..N {
+            octave.x[l] = (octave.x[l] + offset) * frequency;
+            octave.y[l] = (octave.y[l] + offset) * frequency;
+        }
+        Some(octave)
     }
-    max_value
 }
 
 /// [`fbm`] with the tutorial's default parameters (4 octaves, persistence 0.5, lacunarity 2).
@@ -664,6 +812,39 @@ pub fn wobble_point(simplex: &Simplex, x: f64, y: f64, wobble: f64, frequency: f
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The lanes' wrap agrees with the scalar one on every kind of whole `f64`: both signs, ±0,
+    /// around 2^52 (where whole numbers stop being every number), 2^60 and 2^63, and beyond.
+    #[test]
+    fn the_lanes_wrap_is_the_scalar_wrap() {
+        let mut values = vec![
+            0.0,
+            -0.0,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::MAX,
+            f64::MIN,
+        ];
+        for exponent in 0..1024 {
+            let power = 2f64.powi(exponent);
+            for offset in [
+                -257.0, -256.0, -255.0, -3.0, -1.0, 0.0, 1.0, 2.0, 129.0, 255.0, 256.0,
+            ] {
+                let v = power + offset;
+                values.extend([
+                    v.floor(),
+                    -v.floor(),
+                    (power * 1.37).floor(),
+                    -(power * 0.61).floor(),
+                ]);
+            }
+        }
+        let mut random = SeededRandom::new(12);
+        values.extend((0..10_000).map(|_| ((random.next_float() - 0.5) * 1.0e6).floor()));
+        for v in values {
+            assert_eq!(wrap_256_lanes(v), wrap_256(v), "{v:e}");
+        }
+    }
 
     #[test]
     fn skew_constants_are_the_formulas() {

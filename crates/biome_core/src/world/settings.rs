@@ -36,6 +36,14 @@ pub mod limits {
     pub const SMOOTHNESS: RangeInclusive<f64> = 0.0..=10.0;
     /// Cell node radius, world units.
     pub const CELL_RADIUS: RangeInclusive<f64> = 0.01..=100_000.0;
+    /// Depth of an erosion node's coarsest gullies, density units.
+    pub const GULLY_DEPTH: RangeInclusive<f64> = 0.0..=10.0;
+    /// How many times finer than its mountains an erosion node's coarsest gullies are.
+    pub const GULLY_SCALE: RangeInclusive<f64> = 1.0..=64.0;
+    /// Layers of gullies of an erosion node.
+    pub const GULLY_OCTAVES: RangeInclusive<u32> = 1..=8;
+    /// The slope at which an erosion node's gullies are half their depth.
+    pub const FLAT_SLOPE: RangeInclusive<f64> = 0.001..=100.0;
     /// Nodes in one density stack.
     pub const MAX_NODES: usize = 64;
     /// What every node of a density stack may give, wherever it is sampled: validation bounds
