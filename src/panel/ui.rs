@@ -139,6 +139,10 @@ pub(super) fn window(ctx: &egui::Context, panel: &mut Panel<'_>, shown: &Shown<'
                 let is_warp = |n: &DensityNode| matches!(n.op, DensityOp::Warp(_));
                 first_node_section(ui, panel.draft.generator(), "Warp", is_warp);
             });
+            egui::CollapsingHeader::new("Erosion").show(ui, |ui| {
+                let is_eroded = |n: &DensityNode| matches!(n.op, DensityOp::Eroded(_));
+                first_node_section(ui, panel.draft.generator(), "Eroded fBm", is_eroded);
+            });
             egui::CollapsingHeader::new("Climate")
                 .default_open(true)
                 .show(ui, |ui| climate_section(ui, panel));
@@ -346,7 +350,8 @@ fn stats(ui: &mut egui::Ui, view: &PanelView, shown: &Shown<'_>) {
     });
 }
 
-/// Labs #1 and #2: the stack's first node of one kind (the continents' fBm, their warp).
+/// Labs #1 and #2: the stack's first node of one kind (the continents' fBm, their warp), and
+/// the first erosion node.
 fn first_node_section(
     ui: &mut egui::Ui,
     world: &mut WorldSettings,
@@ -376,6 +381,24 @@ fn climate_section(ui: &mut egui::Ui, panel: &mut Panel<'_>) {
         "climate zone size",
     );
     slider(ui, &mut climate.chill, &limits::CHILL, "mountain chill");
+    egui::CollapsingHeader::new("Rain shadow").show(ui, |ui| {
+        let shadow = &mut climate.rain_shadow;
+        ui.small("Wet windward slopes, dry lee sides; strength 0 is off.");
+        slider(ui, &mut shadow.strength, &(0.0..=2.0), "strength");
+        slider(
+            ui,
+            &mut shadow.wind_degrees,
+            &limits::WIND_DEGREES,
+            "wind toward (°, 0 is +x)",
+        );
+        log_slider(ui, &mut shadow.reach, &(100.0..=20_000.0), "reach (u)");
+        slider_u32(
+            ui,
+            &mut shadow.steps,
+            limits::RAIN_SHADOW_STEPS,
+            "upwind steps",
+        );
+    });
     ui.small("Drag the lines; each dot is a spot of land near the camera.");
     biome_chart(ui, panel);
     egui::CollapsingHeader::new("Biomes").show(ui, |ui| {

@@ -309,6 +309,20 @@ fn run(options: &Options) -> Result<(), Box<dyn Error>> {
     }
     panels.push(("temperature".to_owned(), temperature));
     panels.push(("moisture".to_owned(), moisture));
+    if world.settings().climate.rain_shadow.strength > 0.0 {
+        // Drier in the lee (brown), wetter on windward slopes (blue), unchanged in grey.
+        let mut shadow = Canvas::new(n, n);
+        for (k, (&x, &z)) in xs.iter().zip(&zs).enumerate() {
+            let shift = world.rain_shadow(x, z);
+            shadow.pixels[k] = if shift < 0.0 {
+                ramp(-shift * 2.0, [128, 128, 128], [170, 110, 40])
+            } else {
+                ramp(shift * 2.0, [128, 128, 128], [30, 90, 200])
+            };
+        }
+        let degrees = world.settings().climate.rain_shadow.wind_degrees;
+        panels.push((format!("rain shadow, wind toward {degrees} deg"), shadow));
+    }
     panels.push(("water beach land snow".to_owned(), surface));
 
     let stack = &world.settings().terrain.density;

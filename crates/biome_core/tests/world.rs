@@ -4,6 +4,7 @@
 use std::collections::{HashMap, HashSet};
 
 use biome_core::chunk::{ChunkCoord, ChunkData, ChunkLayout, MeshStyle, NodeCoord};
+use biome_core::density::{Cell, DensityNode};
 use biome_core::tutorial::{SeededRandom, Simplex, wobble_point};
 use biome_core::world::{WorldGenerator, WorldSettings, seed_offsets};
 
@@ -22,6 +23,14 @@ fn eroded(seed: i64) -> WorldGenerator {
     let mut settings = WorldSettings::from_ron(text).expect("the eroded preset is valid");
     settings.seed = seed;
     WorldGenerator::new(settings).expect("the eroded preset is valid")
+}
+
+/// The `windward` preset's world: its rain shadow reads the ground upwind of every region site.
+fn windward(seed: i64) -> WorldGenerator {
+    let text = include_str!("../../../assets/presets/windward.ron");
+    let mut settings = WorldSettings::from_ron(text).expect("the windward preset is valid");
+    settings.seed = seed;
+    WorldGenerator::new(settings).expect("the windward preset is valid")
 }
 
 fn small_layout(style: MeshStyle) -> ChunkLayout {
@@ -106,7 +115,7 @@ fn assert_edges_match(a: &ChunkData, b: &ChunkData, along_x: bool) {
 #[test]
 fn neighbouring_chunks_share_identical_edges() {
     let layout = small_layout(MeshStyle::Smooth);
-    for world in [world(7), eroded(7)] {
+    for world in [world(7), eroded(7), windward(7)] {
         for coord in coords(60, 3, &layout) {
             let here = world.build_chunk(coord, &layout).unwrap();
             let east = world
@@ -140,7 +149,7 @@ fn flat_tiles_share_edge_heights() {
 
 #[test]
 fn chunks_build_the_same_on_any_thread_in_any_order() {
-    for world in [world(123), eroded(123)] {
+    for world in [world(123), eroded(123), windward(123)] {
         builds_the_same_on_any_thread_in_any_order(&world);
     }
 }
@@ -385,5 +394,66 @@ fn far_forests_are_a_thinned_subset_of_the_trees() {
             few.len(),
             all.len()
         );
+    }
+}
+
+/// The rain shadow points the way the wind blows. On lone conical mountains (a `Cell` stack,
+/// sites 10 km apart), the slope facing the wind is wetter than the climate noise and the slope
+/// at the same height on the far side drier; a sample's moisture is the noise's plus the
+/// shift, the batch path gives the same bits, and with the shadow off nothing moves.
+#[test]
+fn windward_slopes_are_wetter_and_lee_sides_drier() {
+    let mut settings = windward(42).settings().clone();
+    settings.terrain.density = DensityNode::new(Cell { radius: 2000.0 }, []);
+    settings.regions.cell_size = 10_000.0;
+    settings.regions.jitter = 0.5;
+    let windy = WorldGenerator::new(settings.clone()).unwrap();
+    settings.climate.rain_shadow.strength = 0.0;
+    let calm = WorldGenerator::new(settings).unwrap();
+    let [wx, wz] = windy.settings().climate.rain_shadow.wind();
+    let mut random = SeededRandom::new(8);
+    let (mut xs, mut zs) = (Vec::new(), Vec::new());
+    for _ in 0..40 {
+        let (x, z) = (
+            (random.next_float() - 0.5) * 1.0e6,
+            (random.next_float() - 0.5) * 1.0e6,
+        );
+        let [sx, sz] = windy.regions().site(windy.sample(x, z).region);
+        let (windward, lee) = (
+            [sx - 600.0 * wx, sz - 600.0 * wz],
+            [sx + 600.0 * wx, sz + 600.0 * wz],
+        );
+        assert_eq!(
+            windy.height_at(windward[0], windward[1]),
+            windy.height_at(lee[0], lee[1])
+        );
+        let (wet, dry) = (
+            windy.rain_shadow(windward[0], windward[1]),
+            windy.rain_shadow(lee[0], lee[1]),
+        );
+        assert!(
+            wet > 0.05 && dry < -0.05,
+            "site ({sx}, {sz}): windward {wet}, lee {dry}"
+        );
+        xs.extend([windward[0], lee[0], x]);
+        zs.extend([windward[1], lee[1], z]);
+    }
+    let batch = windy.sample_points(&xs, &zs);
+    for (k, (&x, &z)) in xs.iter().zip(&zs).enumerate() {
+        let sample = windy.sample(x, z);
+        assert_eq!(
+            batch[k].climate.moisture.to_bits(),
+            sample.climate.moisture.to_bits()
+        );
+        let noise = calm.sample(x, z).climate.moisture;
+        let (shifted, shift) = (sample.climate.moisture, windy.rain_shadow(x, z));
+        // Where neither is clamped, the moisture moved by exactly the shift.
+        if noise > 0.0 && noise < 1.0 && shifted > 0.0 && shifted < 1.0 {
+            assert!(
+                (shifted - noise - shift).abs() < 1e-12,
+                "{shifted} {noise} {shift}"
+            );
+        }
+        assert_eq!(calm.rain_shadow(x, z), 0.0);
     }
 }

@@ -678,7 +678,7 @@ pub(crate) fn build(
             let vx = Scratch::collect(picks().map(|k| xs[k]));
             let vz = Scratch::collect(picks().map(|k| zs[k]));
             let vd = Scratch::collect(picks().map(|k| density[k]));
-            generator.visit_samples(&vx, &vz, &vd, &cache, |k, sample| {
+            generator.visit_samples(&vx, &vz, &vd, &cache, None, |k, sample| {
                 let (i, j) = (k % verts, k / verts);
                 chunk.push_vertex(
                     [
@@ -714,7 +714,7 @@ pub(crate) fn build(
                 .values(&cx, &cz, &cache, &mut centre_density);
             // A corner on a stitched edge takes the coarse edge's height there.
             let corner_height = |a: usize, b: usize| edges.height(a, b, &height);
-            generator.visit_samples(&cx, &cz, &centre_density, &cache, |k, sample| {
+            generator.visit_samples(&cx, &cz, &centre_density, &cache, None, |k, sample| {
                 let (i, j) = (k % n, k / n);
                 let corners = [(i, j), (i + 1, j), (i, j + 1), (i + 1, j + 1)];
                 let p = corners.map(|(a, b)| [a as f64 * ts, corner_height(a, b), b as f64 * ts]);

@@ -12,9 +12,9 @@ mod settings;
 pub(crate) use regions::{NearestTwoRun, SiteCache};
 pub use regions::{RegionGrid, RegionId, RegionPair};
 pub use settings::{
-    Biome, BiomeTable, ClimateSettings, PresetError, RegionSettings, Rgb, SettingsError,
-    SpeciesWeight, SurfaceSettings, TerrainSettings, TreeSettings, TreeSpecies, WorldSettings,
-    limits,
+    Biome, BiomeTable, ClimateSettings, PresetError, RainShadow, RegionSettings, Rgb,
+    SettingsError, SpeciesWeight, SurfaceSettings, TerrainSettings, TreeSettings, TreeSpecies,
+    WorldSettings, limits,
 };
 pub(crate) use settings::{check_field, number_problem};
 
@@ -32,7 +32,7 @@ use crate::density::DensityField;
 use crate::scratch::Scratch;
 use crate::trees::{self, Tree};
 use crate::tutorial::{
-    Climate, Simplex, blend_weight, climate_at, climate_from_noise, fbm, pick_biome, wobble_point,
+    Climate, Simplex, blend_weight, climate_from_noise, fbm, pick_biome, wobble_point,
 };
 
 /// A world coordinate moved into [`limits::COORDINATE`]: points beyond are read at the nearest
@@ -227,8 +227,9 @@ impl WorldGenerator {
         let (x, z) = (clamp_coordinate(x), clamp_coordinate(z));
         let climate_scale = self.settings.climate.scale;
         let regions = &self.settings.regions;
+        let density = self.density.value(x, z, &self.regions);
         let noise = PointNoise {
-            density: self.density.value(x, z, &self.regions),
+            density,
             heat: fbm(
                 &self.heat,
                 x * climate_scale,
@@ -237,7 +238,8 @@ impl WorldGenerator {
                 0.5,
                 2.0,
             ),
-            wet: fbm(&self.wet, x * climate_scale, z * climate_scale, 3, 0.5, 2.0),
+            wet: fbm(&self.wet, x * climate_scale, z * climate_scale, 3, 0.5, 2.0)
+                + self.moisture_shift(x, z, density),
         };
         let [wx, wz] = wobble_point(&self.wobble, x, z, regions.wobble, regions.wobble_scale);
         let pair = self.regions.nearest_two(wx, wz);
@@ -415,11 +417,10 @@ impl WorldGenerator {
     pub(crate) fn region_biome_at(&self, [x, z]: [f64; 2]) -> usize {
         let density = self.density.value(x, z, &self.regions);
         let scale = self.settings.climate.scale;
-        let climate = climate_at(
-            &self.heat,
-            &self.wet,
-            x * scale,
-            z * scale,
+        // The tutorial's `climate_at`, with the rain shadow added to its moisture.
+        let climate = climate_from_noise(
+            fbm(&self.heat, x * scale, z * scale, 3, 0.5, 2.0),
+            fbm(&self.wet, x * scale, z * scale, 3, 0.5, 2.0) + self.moisture_shift(x, z, density),
             density,
             self.settings.climate.chill,
         );
@@ -430,6 +431,62 @@ impl WorldGenerator {
             &table.heat_limits,
             &table.wet_limits,
         )
+    }
+
+    /// What the rain shadow ([`RainShadow`]) adds to the moisture at `(x, z)` before it is
+    /// clamped to `0..=1`: positive on windward slopes, negative in the lee of higher ground, 0
+    /// everywhere when the rain shadow is off.
+    #[must_use]
+    pub fn rain_shadow(&self, x: f64, z: f64) -> f64 {
+        let (x, z) = (clamp_coordinate(x), clamp_coordinate(z));
+        self.moisture_shift(x, z, self.density.value(x, z, &self.regions))
+    }
+
+    /// [`WorldGenerator::rain_shadow`] at a point whose density is `density` (known already):
+    /// 0 when it is off, so worlds without it keep their bits.
+    pub(crate) fn moisture_shift(&self, x: f64, z: f64, density: f64) -> f64 {
+        let shadow = &self.settings.climate.rain_shadow;
+        if shadow.strength == 0.0 {
+            return 0.0;
+        }
+        let [wx, wz] = shadow.wind();
+        let step = shadow.reach / f64::from(shadow.steps);
+        let upwind = (1..=shadow.steps).map(|k| {
+            let back = step * f64::from(k);
+            let (ux, uz) = (
+                clamp_coordinate(x - wx * back),
+                clamp_coordinate(z - wz * back),
+            );
+            self.density.value(ux, uz, &self.regions)
+        });
+        shadow.shift(density, upwind)
+    }
+
+    /// [`WorldGenerator::moisture_shift`] at every point, with the batch paths (the same bits),
+    /// or `None` when the rain shadow is off.
+    fn moisture_shifts(&self, xs: &[f64], zs: &[f64], density: &[f64]) -> Option<Scratch> {
+        let shadow = &self.settings.climate.rain_shadow;
+        if shadow.strength == 0.0 {
+            return None;
+        }
+        let [wx, wz] = shadow.wind();
+        let step = shadow.reach / f64::from(shadow.steps);
+        // Row k holds every point's ground k steps upwind.
+        let n = xs.len();
+        let mut upwind = Scratch::zeroed(n * shadow.steps as usize);
+        for (k, row) in (1..=shadow.steps).zip(upwind.chunks_mut(n.max(1))) {
+            let back = step * f64::from(k);
+            let ux = Scratch::collect(xs.iter().map(|&x| clamp_coordinate(x - wx * back)));
+            let uz = Scratch::collect(zs.iter().map(|&z| clamp_coordinate(z - wz * back)));
+            self.density.values(&ux, &uz, &self.regions, row);
+        }
+        let shifts = (0..n).map(|i| {
+            shadow.shift(
+                density[i],
+                (0..shadow.steps as usize).map(|k| upwind[k * n + i]),
+            )
+        });
+        Some(Scratch::collect(shifts))
     }
 
     /// Turns one point's noise, its two nearest regions and their biomes into a [`Sample`].
@@ -592,18 +649,25 @@ impl WorldGenerator {
         cache: &SiteCache,
     ) -> Vec<Sample> {
         let mut out = Vec::with_capacity(xs.len());
-        self.visit_samples(xs, zs, density, cache, |_, sample| out.push(sample));
+        let shifts = self.moisture_shifts(xs, zs, density);
+        self.visit_samples(xs, zs, density, cache, shifts.as_deref(), |_, sample| {
+            out.push(sample);
+        });
         out
     }
 
     /// Hands the sample of every point, in order, to `visit` (point index, sample): what
     /// [`WorldGenerator::samples_with_density`] collects, without holding them all at once.
+    /// `shifts` are the points' rain-shadow moisture shifts ([`WorldGenerator::moisture_shift`]),
+    /// or `None` for callers that read no moisture: chunk builds, whose colours and trees take
+    /// moisture from their regions' sites, where it is exact.
     pub(crate) fn visit_samples(
         &self,
         xs: &[f64],
         zs: &[f64],
         density: &[f64],
         cache: &SiteCache,
+        shifts: Option<&[f64]>,
         mut visit: impl FnMut(usize, Sample),
     ) {
         let batch = self.batch_noise(xs, zs);
@@ -614,7 +678,7 @@ impl WorldGenerator {
             let noise = PointNoise {
                 density,
                 heat: batch.heat[k],
-                wet: batch.wet[k],
+                wet: shifts.map_or(batch.wet[k], |shifts| batch.wet[k] + shifts[k]),
             };
             let regions = [pair.nearest, pair.second].map(|r| biomes.get(self, r, cache));
             visit(k, self.finish(noise, pair, regions));

@@ -66,6 +66,15 @@ pub mod limits {
     pub const CLIMATE_SCALE: RangeInclusive<f64> = 1e-6..=1.0;
     /// Mountain chill: temperature lost per density unit above sea level.
     pub const CHILL: RangeInclusive<f64> = 0.0..=4.0;
+    /// Rain shadow strength: moisture per density unit of ground above or below the ground
+    /// upwind.
+    pub const RAIN_SHADOW_STRENGTH: RangeInclusive<f64> = 0.0..=4.0;
+    /// The wind's direction, degrees.
+    pub const WIND_DEGREES: RangeInclusive<f64> = -360.0..=360.0;
+    /// How far upwind a rain shadow reads the ground, world units.
+    pub const RAIN_SHADOW_REACH: RangeInclusive<f64> = 1.0..=100_000.0;
+    /// Upwind points a rain shadow reads.
+    pub const RAIN_SHADOW_STEPS: RangeInclusive<u32> = 1..=32;
     /// Biome-table thresholds.
     pub const THRESHOLD: RangeInclusive<f64> = 0.0..=1.0;
     /// Thresholds per biome-table axis.
@@ -230,6 +239,73 @@ pub struct ClimateSettings {
     pub scale: f64,
     /// Temperature lost per density unit above sea level: snowy peaks.
     pub chill: f64,
+    /// Drier lee sides behind mountains and wetter windward slopes; off by default.
+    pub rain_shadow: RainShadow,
+}
+
+/// A prevailing wind that drops its rain on the slopes it climbs and reaches the far side of
+/// mountains dry: moisture rises by `strength` times how far the ground stands above the
+/// highest ground upwind (sea level at least), and falls by as much where that ground stands
+/// higher. The upwind ground is read at `steps` points spread over `reach`, so the moisture of
+/// a point depends on a fixed stretch of terrain only and stays seamless.
+#[cfg_attr(feature = "bevy_reflect", derive(bevy_reflect::Reflect))]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RainShadow {
+    /// Moisture per density unit of ground above (wetter) or below (drier) the highest ground
+    /// upwind; 0 switches the rain shadow off.
+    pub strength: f64,
+    /// The direction the wind blows toward, in degrees: 0 is +x, 90 is +z.
+    pub wind_degrees: f64,
+    /// How far upwind the wind remembers mountains, in world units.
+    pub reach: f64,
+    /// Upwind points read, spread evenly over `reach`.
+    pub steps: u32,
+}
+
+impl Default for RainShadow {
+    fn default() -> Self {
+        Self {
+            strength: 0.0,
+            wind_degrees: 0.0,
+            reach: 3000.0,
+            steps: 8,
+        }
+    }
+}
+
+impl RainShadow {
+    /// The unit vector the wind blows along, `(x, z)`.
+    #[must_use]
+    pub fn wind(&self) -> [f64; 2] {
+        let angle = self.wind_degrees.to_radians();
+        [angle.cos(), angle.sin()]
+    }
+
+    /// The change to moisture at a point of density `here`, from the densities `upwind` of the
+    /// ground at each step upwind, nearest first (sea counts as level ground at 0), with
+    /// weights falling linearly with distance (the nearest 1, the farthest `1 / steps`). Air
+    /// climbing to the point rains on it: wetter by how far the point stands above the
+    /// weighted mean of the ground upwind. Air that crossed higher ground arrives dry: drier by
+    /// the largest weighted height of upwind ground above the point, so a range shadows its
+    /// lee, less so farther away, and sea beyond it does not lift the shadow.
+    #[must_use]
+    pub fn shift(&self, here: f64, upwind: impl IntoIterator<Item = f64>) -> f64 {
+        let here = here.max(0.0);
+        let steps = f64::from(self.steps);
+        let (mut total, mut weights, mut shade) = (0.0, 0.0, 0.0f64);
+        for (k, ground) in upwind.into_iter().enumerate() {
+            let (weight, ground) = (1.0 - k as f64 / steps, ground.max(0.0));
+            total += weight * ground;
+            weights += weight;
+            shade = shade.max(weight * (ground - here));
+        }
+        if weights == 0.0 {
+            return 0.0;
+        }
+        let climb = (here - total / weights).max(0.0);
+        self.strength * (climb - shade)
+    }
 }
 
 /// Whittaker-style biome table: temperature picks the row, moisture the column.
@@ -389,6 +465,7 @@ impl Default for ClimateSettings {
         Self {
             scale: 0.0006,
             chill: 0.35,
+            rain_shadow: RainShadow::default(),
         }
     }
 }
@@ -687,7 +764,14 @@ impl WorldSettings {
         })?;
         check.nested("climate", |check| {
             check.range("scale", self.climate.scale, &limits::CLIMATE_SCALE)?;
-            check.range("chill", self.climate.chill, &limits::CHILL)
+            check.range("chill", self.climate.chill, &limits::CHILL)?;
+            check.nested("rain_shadow", |check| {
+                let shadow = &self.climate.rain_shadow;
+                check.range("strength", shadow.strength, &limits::RAIN_SHADOW_STRENGTH)?;
+                check.range("wind_degrees", shadow.wind_degrees, &limits::WIND_DEGREES)?;
+                check.range("reach", shadow.reach, &limits::RAIN_SHADOW_REACH)?;
+                check.int_range("steps", shadow.steps, &limits::RAIN_SHADOW_STEPS)
+            })
         })?;
         check.nested("biome_table", |check| self.biome_table.check(check))?;
         check.nested("regions", |check| {
