@@ -21,8 +21,13 @@ use crate::batch::{FbmParams, LaneKernel, kernel_points};
 use crate::tutorial::{Lanes, Simplex, fbm_with_gradient_lanes};
 use crate::world::limits;
 
-/// Simplex fBm at `(x * scale, z * scale)` with gullies cut into its slopes: see the
-/// [module](self) for how.
+/// Simplex fBm at `(x * scale, z * scale)` with gullies cut into its slopes, from the fBm's
+/// analytic gradient: `gully_octaves` layers of grooves, each twice as fine and half as deep as
+/// the last, running down the slope at the point and read from a grid of cells whose phases
+/// differ (so grooves join and fork where cells meet). Each layer's own slope joins the slope
+/// the next one follows, so finer gullies run down the walls of coarser ones and branch; on
+/// gentle ground (slopes below `flat`) they fade. The value never rises above the fBm's and
+/// never falls more than the layers' depths below it. Each value depends on its point alone.
 #[cfg_attr(feature = "bevy_reflect", derive(bevy_reflect::Reflect))]
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Eroded {
