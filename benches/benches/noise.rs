@@ -13,7 +13,8 @@ use std::time::Duration;
 use biome_core::batch::{Backend, FbmParams};
 use biome_core::chunk::{ChunkCoord, ChunkLayout};
 use biome_core::density::{DensityField, DensityNode, Eroded, Fbm as DensityFbm, Shape};
-use biome_core::tutorial::{Simplex, domain_warp, fbm};
+use biome_core::multi_noise::{AxisRange, BiomeBox, BiomeBoxIndex, ClimatePoint};
+use biome_core::tutorial::{SeededRandom, Simplex, domain_warp, fbm};
 use biome_core::world::{WorldGenerator, WorldSettings};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use fastnoise_lite::{FastNoiseLite, FractalType, NoiseType};
@@ -192,6 +193,63 @@ fn noise_and_fbm(c: &mut Criterion) {
             });
         });
     }
+    group.finish();
+
+    // The multi-noise lookup over 50 biome boxes laid out as multi-noise tables are: five
+    // temperature bands by five moisture bands by inland and coast (continentalness), erosion
+    // and weirdness open, every fifth box a rarer variant with an offset that also wants high
+    // weirdness; points spread over the whole space. Against the scan it is held to.
+    let band = |k: usize, of: usize| {
+        let width = 2.0 / of as f64;
+        AxisRange::new(-1.0 + width * k as f64, -1.0 + width * (k + 1) as f64)
+    };
+    let boxes: Vec<BiomeBox> = (0..50)
+        .map(|biome| {
+            let mut ranges = [AxisRange::new(-1.0, 1.0); 5];
+            ranges[0] = band(biome % 5, 5);
+            ranges[1] = band(biome / 5 % 5, 5);
+            ranges[2] = band(biome / 25, 2);
+            let rare = biome % 5 == 4;
+            if rare {
+                ranges[4] = AxisRange::new(0.5, 1.0);
+            }
+            BiomeBox {
+                biome,
+                ranges,
+                offset: if rare { 0.1 } else { 0.0 },
+            }
+        })
+        .collect();
+    let mut random = SeededRandom::new(11);
+    let index = BiomeBoxIndex::new(boxes).expect("valid boxes");
+    let points: Vec<ClimatePoint> = (0..n)
+        .map(|_| std::array::from_fn(|_| random.next_float() * 2.0 - 1.0))
+        .collect();
+    let mut group = c.benchmark_group("multi_noise");
+    group.throughput(Throughput::Elements(n as u64));
+    group.bench_function("nearest of 50 boxes, tree", |b| {
+        b.iter(|| {
+            points
+                .iter()
+                .map(|p| index.nearest(black_box(p)))
+                .sum::<usize>()
+        });
+    });
+    let mut found = vec![0; n];
+    group.bench_function("nearest of 50 boxes, tree, batch", |b| {
+        b.iter(|| {
+            index.nearest_points(black_box(&points), &mut found);
+            found[n - 1]
+        });
+    });
+    group.bench_function("nearest of 50 boxes, scan", |b| {
+        b.iter(|| {
+            points
+                .iter()
+                .map(|p| index.nearest_by_scan(black_box(p)))
+                .sum::<usize>()
+        });
+    });
     group.finish();
 
     let mut group = c.benchmark_group("domain_warp");

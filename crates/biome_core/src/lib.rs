@@ -10,6 +10,8 @@
 //! - [`world`]: [`WorldSettings`] (with RON presets) and the infinite [`WorldGenerator`],
 //!   sampled anywhere.
 //! - [`chunk`] and [`trees`]: chunks as mesh data with trees, seamless and deterministic.
+//! - [`multi_noise`]: the exact nearest-box lookup of a multi-noise biome source (biomes as
+//!   boxes in a climate space of five axes, in the style of Minecraft 1.18+).
 //!
 //! ```
 //! use biome_core::chunk::{ChunkCoord, ChunkLayout};
@@ -27,6 +29,7 @@ pub mod batch;
 pub mod chunk;
 pub mod density;
 mod hash;
+pub mod multi_noise;
 mod scratch;
 pub mod trees;
 pub mod tutorial;

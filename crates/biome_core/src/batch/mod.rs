@@ -291,6 +291,30 @@ pub(crate) fn kernel_points_with<K: LaneKernel>(
     out: &mut [f64],
 ) {
     check_lengths(xs, zs, out);
+    on_backend(
+        backend,
+        &mut KernelBlocks {
+            kernel,
+            xs,
+            zs,
+            out,
+        },
+    );
+}
+
+/// Work whose lane loops (plain Rust over fixed arrays, like [`LaneKernel`]s) [`on_backend`]
+/// compiles for a backend's SIMD. `run` must be `#[inline(always)]`, so that it is compiled
+/// inside the backend's function (a closure would not be, and would run scalar).
+pub(crate) trait LaneWork {
+    /// Does the work.
+    fn run(&mut self);
+}
+
+/// Runs `work` compiled for `backend`'s instructions.
+///
+/// # Panics
+/// If `backend` is not in [`Backend::available`].
+pub(crate) fn on_backend<W: LaneWork>(backend: Backend, work: &mut W) {
     assert!(
         Backend::available().contains(&backend),
         "{backend:?} is not available on this CPU"
@@ -302,28 +326,43 @@ pub(crate) fn kernel_points_with<K: LaneKernel>(
             reason = "a target_feature function is called once its features are known to be there"
         )]
         // SAFETY: AVX-512 F, DQ and VL and AVX2 are available (asserted above).
-        Backend::Avx512 => unsafe { kernel_points_avx512(kernel, xs, zs, out) },
+        Backend::Avx512 => unsafe { on_avx512(work) },
         #[cfg(target_arch = "x86_64")]
         #[expect(
             unsafe_code,
             reason = "a target_feature function is called once its features are known to be there"
         )]
         // SAFETY: AVX2 is available (asserted above).
-        Backend::Avx2 => unsafe { kernel_points_avx2(kernel, xs, zs, out) },
-        _ => kernel_blocks(kernel, xs, zs, out),
+        Backend::Avx2 => unsafe { on_avx2(work) },
+        _ => work.run(),
     }
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512dq,avx512vl,avx2")]
-fn kernel_points_avx512<K: LaneKernel>(kernel: &K, xs: &[f64], zs: &[f64], out: &mut [f64]) {
-    kernel_blocks(kernel, xs, zs, out);
+fn on_avx512<W: LaneWork>(work: &mut W) {
+    work.run();
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-fn kernel_points_avx2<K: LaneKernel>(kernel: &K, xs: &[f64], zs: &[f64], out: &mut [f64]) {
-    kernel_blocks(kernel, xs, zs, out);
+fn on_avx2<W: LaneWork>(work: &mut W) {
+    work.run();
+}
+
+/// A [`LaneKernel`] over points, as [`LaneWork`].
+struct KernelBlocks<'a, K> {
+    kernel: &'a K,
+    xs: &'a [f64],
+    zs: &'a [f64],
+    out: &'a mut [f64],
+}
+
+impl<K: LaneKernel> LaneWork for KernelBlocks<'_, K> {
+    #[inline(always)]
+    fn run(&mut self) {
+        kernel_blocks(self.kernel, self.xs, self.zs, self.out);
+    }
 }
 
 /// The blocks of [`kernel_points`]; the last is padded with zeros, whose lanes are dropped.

@@ -1,0 +1,509 @@
+//! The lookup of a multi-noise biome source in the style of Minecraft 1.18+: every biome is a
+//! box in a climate space of [`AXES`] axes (temperature, moisture, continentalness, erosion,
+//! weirdness), a `min..=max` range per axis plus an offset, and a point of that space belongs to
+//! the box it fits best: the smallest sum over the axes of the squared distance to the box's
+//! range (0 inside it), plus the squared offset. Ties go to the box listed first.
+//!
+//! [`BiomeBoxIndex`] answers that with a bounding-volume tree: boxes grouped by where they lie,
+//! each group bounded by the union of its ranges and its smallest offset, so a search skips
+//! every group whose bound already fits worse than the best box found. The bound is computed
+//! with the same operations as a box's fit, only on ranges that hold the box's, so in floating
+//! point it never exceeds any box's fit below it: the answer is exactly the brute-force scan's
+//! ([`BiomeBoxIndex::nearest_by_scan`], tested over random box sets).
+
+use crate::batch::{Backend, LaneWork, on_backend};
+use crate::world::SettingsError;
+
+/// The climate axes of a [`BiomeBox`], in order.
+pub const AXES: usize = 5;
+
+/// The names of the axes, in order, as errors and the panel name them.
+pub const AXIS_NAMES: [&str; AXES] = [
+    "temperature",
+    "moisture",
+    "continentalness",
+    "erosion",
+    "weirdness",
+];
+
+/// A point of the climate space: one value per axis, in [`AXIS_NAMES`] order.
+pub type ClimatePoint = [f64; AXES];
+
+/// A closed range of one axis.
+#[cfg_attr(feature = "bevy_reflect", derive(bevy_reflect::Reflect))]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct AxisRange {
+    /// The smallest value in the range.
+    pub min: f64,
+    /// The largest value in the range.
+    pub max: f64,
+}
+
+impl AxisRange {
+    /// `min..=max`.
+    #[must_use]
+    pub const fn new(min: f64, max: f64) -> Self {
+        Self { min, max }
+    }
+
+    /// How far `value` lies outside the range (0 inside, and for NaN).
+    #[inline]
+    fn distance(self, value: f64) -> f64 {
+        // At most one side is positive (`min <= max`); without branches, so a scan over boxes
+        // neither mispredicts nor stops the compiler's SIMD.
+        positive(self.min - value) + positive(value - self.max)
+    }
+}
+
+/// `x` if it is above 0, else 0 (NaN too).
+#[inline(always)]
+fn positive(x: f64) -> f64 {
+    if x > 0.0 { x } else { 0.0 }
+}
+
+/// One biome's place in the climate space.
+#[cfg_attr(feature = "bevy_reflect", derive(bevy_reflect::Reflect))]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct BiomeBox {
+    /// The biome it stands for (an index into the world's biome list).
+    pub biome: usize,
+    /// Its range on each axis, in [`AXIS_NAMES`] order.
+    pub ranges: [AxisRange; AXES],
+    /// Added (squared) to every fit, so a box with an offset wins only where others fit worse
+    /// by more: rarer biomes.
+    pub offset: f64,
+}
+
+impl BiomeBox {
+    /// How well `point` fits the box: the sum of the squared distances to its ranges, plus its
+    /// squared offset. 0 is inside a box without offset; smaller fits better.
+    #[must_use]
+    #[inline]
+    pub fn fit(&self, point: &ClimatePoint) -> f64 {
+        fit(&self.ranges, self.offset, point)
+    }
+}
+
+/// A fit over `ranges` with `offset`: [`BiomeBox::fit`] for boxes, the lower bound for groups.
+#[inline]
+fn fit(ranges: &[AxisRange; AXES], offset: f64, point: &ClimatePoint) -> f64 {
+    let mut total = 0.0;
+    for (range, &value) in ranges.iter().zip(point) {
+        let d = range.distance(value);
+        total += d * d;
+    }
+    total + offset * offset
+}
+
+/// Splits `order` into groups of at most [`LEAF`] boxes that lie together, appended to
+/// `groups`: at each step the cut (boxes sorted by their centre on an axis) whose two parts
+/// overlap least on that axis, the most even among equals. Biome tables tile their space, so
+/// most cuts fall between whole rows of boxes and the groups' bounds barely overlap: a point
+/// then lies within few groups' bounds, and the others are skipped once a box fits.
+fn group(boxes: &[BiomeBox], order: &mut [u32], groups: &mut Vec<Vec<u32>>) {
+    let count = order.len();
+    if count <= LEAF {
+        groups.push(order.to_vec());
+        return;
+    }
+    let sort = |order: &mut [u32], axis: usize| {
+        order.sort_by(|&a, &b| {
+            centre(&boxes[a as usize], axis)
+                .total_cmp(&centre(&boxes[b as usize], axis))
+                .then(a.cmp(&b))
+        });
+    };
+    let mut best = (f64::INFINITY, usize::MAX, 0, count / 2);
+    for axis in 0..AXES {
+        sort(order, axis);
+        let range = |k: usize| boxes[order[k] as usize].ranges[axis];
+        // The highest top of the first k boxes, and the lowest bottom of the rest.
+        let mut tops = vec![f64::NEG_INFINITY; count + 1];
+        let mut bottoms = vec![f64::INFINITY; count + 1];
+        for k in 0..count {
+            tops[k + 1] = tops[k].max(range(k).max);
+            bottoms[count - 1 - k] = bottoms[count - k].min(range(count - 1 - k).min);
+        }
+        // Parts of at least a quarter, so groups stay near full.
+        let least = (count / 4).max(1);
+        for cut in least..=count - least {
+            let overlap = (tops[cut] - bottoms[cut]).max(0.0);
+            let uneven = cut.abs_diff(count / 2);
+            if (overlap, uneven) < (best.0, best.1) {
+                best = (overlap, uneven, axis, cut);
+            }
+        }
+    }
+    sort(order, best.2);
+    let (near, far) = order.split_at_mut(best.3);
+    group(boxes, near, groups);
+    group(boxes, far, groups);
+}
+
+/// A box's centre on `axis`, doubled (only its order matters).
+fn centre(b: &BiomeBox, axis: usize) -> f64 {
+    b.ranges[axis].min + b.ranges[axis].max
+}
+
+/// Up to [`LEAF`] boxes with their indices as the lanes of a [`Leaf`].
+fn lanes<'a>(members: impl Iterator<Item = (&'a BiomeBox, u32)>) -> Leaf {
+    let mut leaf = Leaf {
+        min: [[f64::INFINITY; LEAF]; AXES],
+        max: [[f64::INFINITY; LEAF]; AXES],
+        offset: [f64::INFINITY; LEAF],
+        index: [u32::MAX; LEAF],
+    };
+    for (lane, (b, index)) in members.enumerate() {
+        for (axis, range) in b.ranges.iter().enumerate() {
+            leaf.min[axis][lane] = range.min;
+            leaf.max[axis][lane] = range.max;
+        }
+        leaf.offset[lane] = b.offset;
+        leaf.index[lane] = index;
+    }
+    leaf
+}
+
+/// [`BiomeBoxIndex::nearest_points`]'s work, for [`on_backend`].
+struct NearestPoints<'a> {
+    index: &'a BiomeBoxIndex,
+    points: &'a [ClimatePoint],
+    out: &'a mut [usize],
+}
+
+impl LaneWork for NearestPoints<'_> {
+    #[inline(always)]
+    fn run(&mut self) {
+        for (point, out) in self.points.iter().zip(self.out.iter_mut()) {
+            *out = self.index.find(point);
+        }
+    }
+}
+
+/// Boxes per leaf: one SIMD pass fits them all.
+const LEAF: usize = 8;
+
+/// Up to [`LEAF`] boxes side by side, one lane each (each axis's bounds in a row), so their fits
+/// are computed together; unused lanes fit infinitely badly and are never chosen.
+#[derive(Clone, Debug)]
+struct Leaf {
+    min: [[f64; LEAF]; AXES],
+    max: [[f64; LEAF]; AXES],
+    offset: [f64; LEAF],
+    /// Each lane's box index (`u32::MAX` for unused lanes).
+    index: [u32; LEAF],
+}
+
+impl Leaf {
+    /// Every lane's fit of `point`, in one pass the compiler runs in SIMD lanes.
+    #[inline(always)]
+    fn fits(&self, point: &ClimatePoint) -> [f64; LEAF] {
+        let mut total = [0.0; LEAF];
+        for ((&value, min), max) in point.iter().zip(&self.min).zip(&self.max) {
+            for ((t, &low), &high) in total.iter_mut().zip(min).zip(max) {
+                let d = positive(low - value) + positive(value - high);
+                *t += d * d;
+            }
+        }
+        for (t, &offset) in total.iter_mut().zip(&self.offset) {
+            *t += offset * offset;
+        }
+        total
+    }
+}
+
+/// The boxes of a multi-noise biome source, indexed for exact nearest-box lookups: grouped into
+/// leaves of boxes that lie together, each leaf bounded by the union of its boxes' ranges and
+/// their smallest offset. A lookup bounds every leaf at once (the bounds side by side, like a
+/// leaf's boxes), searches the best-bounded leaf first and then only leaves whose bound could
+/// still beat the best box found.
+#[derive(Clone, Debug)]
+pub struct BiomeBoxIndex {
+    boxes: Vec<BiomeBox>,
+    leaves: Vec<Leaf>,
+    /// The leaves' bounds as boxes, eight leaves to a [`Leaf`] (its `index` the leaves').
+    bounds: Vec<Leaf>,
+}
+
+/// The most boxes an index takes: far more than any biome list, and few enough that a lookup's
+/// pass over the leaves' bounds stays short.
+pub const MAX_BOXES: usize = 4096;
+
+impl BiomeBoxIndex {
+    /// Indexes `boxes`.
+    ///
+    /// # Errors
+    /// If there are no boxes or more than [`MAX_BOXES`], or a box has a range that is not
+    /// finite or runs backwards, or an offset that is not finite or is negative; the error
+    /// names the box and axis, like `boxes[3].erosion`.
+    pub fn new(boxes: Vec<BiomeBox>) -> Result<Self, SettingsError> {
+        let error = |field: String, reason: String| SettingsError { field, reason };
+        if boxes.is_empty() || boxes.len() > MAX_BOXES {
+            return Err(error(
+                "boxes".to_owned(),
+                format!("must hold 1 to {MAX_BOXES} boxes (got {})", boxes.len()),
+            ));
+        }
+        for (i, b) in boxes.iter().enumerate() {
+            for (range, name) in b.ranges.iter().zip(AXIS_NAMES) {
+                if !(range.min.is_finite() && range.max.is_finite() && range.min <= range.max) {
+                    return Err(error(
+                        format!("boxes[{i}].{name}"),
+                        format!(
+                            "must be a finite range from min to max (got {} to {})",
+                            range.min, range.max
+                        ),
+                    ));
+                }
+            }
+            if !(b.offset.is_finite() && b.offset >= 0.0) {
+                return Err(error(
+                    format!("boxes[{i}].offset"),
+                    format!("must be finite and at least 0 (got {})", b.offset),
+                ));
+            }
+        }
+        let mut order: Vec<u32> = (0..boxes.len() as u32).collect();
+        let mut groups = Vec::new();
+        group(&boxes, &mut order, &mut groups);
+        let leaves: Vec<Leaf> = groups
+            .iter()
+            .map(|members| lanes(members.iter().map(|&i| (&boxes[i as usize], i))))
+            .collect();
+        // Each leaf's bound as a box: the union of its ranges, its smallest offset.
+        let leaf_bounds: Vec<BiomeBox> = groups
+            .iter()
+            .map(|members| {
+                let mut bound = BiomeBox {
+                    biome: 0,
+                    ranges: [AxisRange::new(f64::INFINITY, f64::NEG_INFINITY); AXES],
+                    offset: f64::INFINITY,
+                };
+                for &i in members {
+                    let b = &boxes[i as usize];
+                    for (range, of) in bound.ranges.iter_mut().zip(&b.ranges) {
+                        range.min = range.min.min(of.min);
+                        range.max = range.max.max(of.max);
+                    }
+                    bound.offset = bound.offset.min(b.offset);
+                }
+                bound
+            })
+            .collect();
+        let bounds = leaf_bounds
+            .chunks(LEAF)
+            .enumerate()
+            .map(|(k, chunk)| {
+                lanes(
+                    chunk
+                        .iter()
+                        .enumerate()
+                        .map(|(j, b)| (b, (k * LEAF + j) as u32)),
+                )
+            })
+            .collect();
+        Ok(Self {
+            boxes,
+            leaves,
+            bounds,
+        })
+    }
+
+    /// The boxes, as given.
+    #[must_use]
+    pub fn boxes(&self) -> &[BiomeBox] {
+        &self.boxes
+    }
+
+    /// The index (into [`BiomeBoxIndex::boxes`]) of the box `point` fits best, the first
+    /// listed among equals: exactly [`BiomeBoxIndex::nearest_by_scan`]'s answer. For many
+    /// points, [`BiomeBoxIndex::nearest_points`] runs the same search in wider SIMD lanes.
+    #[must_use]
+    pub fn nearest(&self, point: &ClimatePoint) -> usize {
+        self.find(point)
+    }
+
+    /// [`BiomeBoxIndex::nearest`] for every point, written to `out`, compiled for the CPU's
+    /// widest lanes (the same answers).
+    ///
+    /// # Panics
+    /// If `out` does not have one slot per point.
+    pub fn nearest_points(&self, points: &[ClimatePoint], out: &mut [usize]) {
+        assert_eq!(points.len(), out.len(), "out must have one slot per point");
+        on_backend(
+            Backend::detect(),
+            &mut NearestPoints {
+                index: self,
+                points,
+                out,
+            },
+        );
+    }
+
+    #[inline(always)]
+    fn find(&self, point: &ClimatePoint) -> usize {
+        // A leaf's bound is a fit over ranges that hold its boxes' and an offset no larger, with
+        // the same operations in the same order, so it is never above any of its boxes' fits:
+        // a leaf whose bound fits worse than the best box so far holds no better box.
+        let mut best = (f64::INFINITY, u32::MAX);
+        for (chunk, bounds) in self.leaves.chunks(LEAF).zip(&self.bounds) {
+            let bounds = bounds.fits(point);
+            // The chunk's best-bounded leaf first, so the others are mostly skipped.
+            let first =
+                (1..chunk.len()).fold(0, |at, k| if bounds[k] < bounds[at] { k } else { at });
+            for k in std::iter::once(first).chain((0..chunk.len()).filter(|&k| k != first)) {
+                if bounds[k] > best.0 {
+                    continue;
+                }
+                let leaf = &chunk[k];
+                let fits = leaf.fits(point);
+                for (&f, &i) in fits.iter().zip(&leaf.index) {
+                    if f < best.0 || (f == best.0 && i < best.1) {
+                        best = (f, i);
+                    }
+                }
+            }
+        }
+        best.1 as usize
+    }
+
+    /// [`BiomeBoxIndex::nearest`] by scanning every box: the reference the tree is held to.
+    #[must_use]
+    pub fn nearest_by_scan(&self, point: &ClimatePoint) -> usize {
+        let mut best = (f64::INFINITY, 0);
+        for (i, b) in self.boxes.iter().enumerate() {
+            let f = b.fit(point);
+            if f < best.0 {
+                best = (f, i);
+            }
+        }
+        best.1
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tutorial::SeededRandom;
+
+    fn random_boxes(count: usize, random: &mut SeededRandom) -> Vec<BiomeBox> {
+        (0..count)
+            .map(|biome| {
+                let ranges = std::array::from_fn(|_| {
+                    // Ranges on a coarse grid, as biome tables are written, so boxes touch,
+                    // nest and repeat, and ties happen.
+                    let a = (random.next_float() * 8.0).floor() / 4.0 - 1.0;
+                    let b = (random.next_float() * 8.0).floor() / 4.0 - 1.0;
+                    AxisRange::new(a.min(b), a.max(b))
+                });
+                let offset = if random.next_float() < 0.8 {
+                    0.0
+                } else {
+                    (random.next_float() * 4.0).floor() / 8.0
+                };
+                BiomeBox {
+                    biome,
+                    ranges,
+                    offset,
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_tree_answers_as_the_scan_does() {
+        let mut random = SeededRandom::new(3);
+        for count in [1, 2, 3, 4, 5, 9, 17, 50, 64, 200] {
+            for copies in [1, 3] {
+                let mut boxes = random_boxes(count, &mut random);
+                // Repeated boxes: the first listed must win.
+                boxes = boxes.iter().cycle().take(count * copies).copied().collect();
+                let index = BiomeBoxIndex::new(boxes).unwrap();
+                let mut points = Vec::new();
+                for k in 0..4000 {
+                    let point: ClimatePoint = std::array::from_fn(|_| {
+                        if k % 3 == 0 {
+                            // On the grid the ranges use: exact ties between boxes.
+                            (random.next_float() * 12.0).floor() / 4.0 - 1.5
+                        } else {
+                            (random.next_float() - 0.5) * 3.0
+                        }
+                    });
+                    assert_eq!(
+                        index.nearest(&point),
+                        index.nearest_by_scan(&point),
+                        "{count} boxes ×{copies} at {point:?}"
+                    );
+                    points.push(point);
+                }
+                let mut out = vec![usize::MAX; points.len()];
+                index.nearest_points(&points, &mut out);
+                for (point, &got) in points.iter().zip(&out) {
+                    assert_eq!(got, index.nearest_by_scan(point), "batch, {count} boxes");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_point_inside_a_box_without_offset_belongs_to_it() {
+        let boxes = vec![
+            BiomeBox {
+                biome: 7,
+                ranges: [AxisRange::new(-1.0, 0.0); AXES],
+                offset: 0.0,
+            },
+            BiomeBox {
+                biome: 8,
+                ranges: [AxisRange::new(0.0, 1.0); AXES],
+                offset: 0.0,
+            },
+            BiomeBox {
+                biome: 9,
+                ranges: [AxisRange::new(0.2, 0.4); AXES],
+                offset: 0.1,
+            },
+        ];
+        let index = BiomeBoxIndex::new(boxes).unwrap();
+        assert_eq!(index.nearest(&[-0.5; AXES]), 0);
+        assert_eq!(
+            index.nearest(&[0.3; AXES]),
+            1,
+            "the offset keeps box 2 behind"
+        );
+        // On the shared corner both fit with 0: the first listed wins.
+        assert_eq!(index.nearest(&[0.0; AXES]), 0);
+        // Far out along one axis, the nearer box wins.
+        let mut far = [0.5; AXES];
+        far[3] = 5.0;
+        assert_eq!(index.nearest(&far), 1);
+    }
+
+    #[test]
+    fn bad_boxes_are_refused_by_name() {
+        let good = BiomeBox {
+            biome: 0,
+            ranges: [AxisRange::new(0.0, 1.0); AXES],
+            offset: 0.0,
+        };
+        assert_eq!(BiomeBoxIndex::new(Vec::new()).unwrap_err().field, "boxes");
+        let mut backwards = good;
+        backwards.ranges[3] = AxisRange::new(1.0, 0.0);
+        assert_eq!(
+            BiomeBoxIndex::new(vec![good, backwards]).unwrap_err().field,
+            "boxes[1].erosion"
+        );
+        let mut nan = good;
+        nan.offset = f64::NAN;
+        assert_eq!(
+            BiomeBoxIndex::new(vec![nan]).unwrap_err().field,
+            "boxes[0].offset"
+        );
+        let mut infinite = good;
+        infinite.ranges[0].max = f64::INFINITY;
+        assert_eq!(
+            BiomeBoxIndex::new(vec![infinite]).unwrap_err().field,
+            "boxes[0].temperature"
+        );
+    }
+}
