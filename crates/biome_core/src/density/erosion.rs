@@ -1,16 +1,7 @@
-//! The erosion node, [`Eroded`]: fBm mountains with branching gullies cut into their slopes, in
-//! the spirit of the per-point "erosion filter" technique. No simulation and no neighbours: each
-//! value is a function of its point alone, so chunks and levels of detail join exactly.
-//!
-//! The node takes its fBm's analytic gradient ([`crate::tutorial::fbm_with_gradient`]) and adds
-//! `gully_octaves` layers of stripes, each layer twice as fine and half as deep as the last. A
-//! layer is read on a grid of cells: each cell holds stripes running down the slope at the point
-//! (across it they rise and fall once per cell, with the cell's own phase), and the four cells
-//! around the point blend smoothly, so where the phases disagree the stripes join and fork. A
-//! layer's stripes are grooves cut below the fBm, never above it, and their own slope joins the
-//! slope the next layer follows: finer gullies run down the walls of coarser ones, which is
-//! what makes them branch. On flat ground the grooves fade out (below `flat`), so valley floors
-//! and plateaus stay smooth while mountainsides are carved.
+//! The erosion node, [`Eroded`] (its docs say how it carves), and its kernel: in the spirit of
+//! the per-point "erosion filter" technique, with no simulation and no neighbours, so each value
+//! is a function of its point alone and chunks and levels of detail join exactly. One lane
+//! implementation serves a point alone and SIMD batches.
 
 use std::sync::Arc;
 

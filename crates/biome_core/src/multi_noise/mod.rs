@@ -4,9 +4,9 @@
 //! the box it fits best: the smallest sum over the axes of the squared distance to the box's
 //! range (0 inside it), plus the squared offset. Ties go to the box listed first.
 //!
-//! [`BiomeBoxIndex`] answers that with a bounding-volume tree: boxes grouped by where they lie,
-//! each group bounded by the union of its ranges and its smallest offset, so a search skips
-//! every group whose bound already fits worse than the best box found. The bound is computed
+//! [`BiomeBoxIndex`] answers that with leaves of boxes grouped by where they lie, each leaf
+//! bounded by the union of its ranges and its smallest offset, so a search skips every leaf
+//! whose bound already fits worse than the best box found. The bound is computed
 //! with the same operations as a box's fit, only on ranges that hold the box's, so in floating
 //! point it never exceeds any box's fit below it: the answer is exactly the brute-force scan's
 //! ([`BiomeBoxIndex::nearest_by_scan`], tested over random box sets).
@@ -367,7 +367,7 @@ impl BiomeBoxIndex {
         best.1 as usize
     }
 
-    /// [`BiomeBoxIndex::nearest`] by scanning every box: the reference the tree is held to.
+    /// [`BiomeBoxIndex::nearest`] by scanning every box: the reference the index is held to.
     #[must_use]
     pub fn nearest_by_scan(&self, point: &ClimatePoint) -> usize {
         let mut best = (f64::INFINITY, 0);
@@ -411,7 +411,7 @@ mod tests {
     }
 
     #[test]
-    fn the_tree_answers_as_the_scan_does() {
+    fn the_index_answers_as_the_scan_does() {
         let mut random = SeededRandom::new(3);
         for count in [1, 2, 3, 4, 5, 9, 17, 50, 64, 200] {
             for copies in [1, 3] {

@@ -251,17 +251,16 @@ impl Simplex {
             let wrap = if N == 1 { wrap_256 } else { wrap_256_lanes };
             let ii = wrap(i);
             let jj = wrap(j);
-            let at = |a: usize, b: usize| self.hash(a, b);
-            corners[0].set(l, at(ii, jj), x0, y0);
+            corners[0].set(l, self.hash(ii, jj), x0, y0);
             corners[1].set(
                 l,
-                at(ii + i1, jj + j1),
+                self.hash(ii + i1, jj + j1),
                 x0 - i1 as f64 + G2,
                 y0 - j1 as f64 + G2,
             );
             corners[2].set(
                 l,
-                at(ii + 1, jj + 1),
+                self.hash(ii + 1, jj + 1),
                 x0 - 1.0 + 2.0 * G2,
                 y0 - 1.0 + 2.0 * G2,
             );

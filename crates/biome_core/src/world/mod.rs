@@ -449,14 +449,8 @@ impl WorldGenerator {
         if shadow.strength == 0.0 {
             return 0.0;
         }
-        let [wx, wz] = shadow.wind();
-        let step = shadow.reach / f64::from(shadow.steps);
-        let upwind = (1..=shadow.steps).map(|k| {
-            let back = step * f64::from(k);
-            let (ux, uz) = (
-                clamp_coordinate(x - wx * back),
-                clamp_coordinate(z - wz * back),
-            );
+        let upwind = shadow.upwind_offsets().map(|[dx, dz]| {
+            let (ux, uz) = (clamp_coordinate(x - dx), clamp_coordinate(z - dz));
             self.density.value(ux, uz, &self.regions)
         });
         shadow.shift(density, upwind)
@@ -469,15 +463,12 @@ impl WorldGenerator {
         if shadow.strength == 0.0 {
             return None;
         }
-        let [wx, wz] = shadow.wind();
-        let step = shadow.reach / f64::from(shadow.steps);
-        // Row k holds every point's ground k steps upwind.
+        // Row k holds every point's ground k + 1 steps upwind.
         let n = xs.len();
         let mut upwind = Scratch::zeroed(n * shadow.steps as usize);
-        for (k, row) in (1..=shadow.steps).zip(upwind.chunks_mut(n.max(1))) {
-            let back = step * f64::from(k);
-            let ux = Scratch::collect(xs.iter().map(|&x| clamp_coordinate(x - wx * back)));
-            let uz = Scratch::collect(zs.iter().map(|&z| clamp_coordinate(z - wz * back)));
+        for (row, [dx, dz]) in upwind.chunks_mut(n.max(1)).zip(shadow.upwind_offsets()) {
+            let ux = Scratch::collect(xs.iter().map(|&x| clamp_coordinate(x - dx)));
+            let uz = Scratch::collect(zs.iter().map(|&z| clamp_coordinate(z - dz)));
             self.density.values(&ux, &uz, &self.regions, row);
         }
         let shifts = (0..n).map(|i| {

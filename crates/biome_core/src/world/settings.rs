@@ -244,16 +244,15 @@ pub struct ClimateSettings {
 }
 
 /// A prevailing wind that drops its rain on the slopes it climbs and reaches the far side of
-/// mountains dry: moisture rises by `strength` times how far the ground stands above the
-/// highest ground upwind (sea level at least), and falls by as much where that ground stands
-/// higher. The upwind ground is read at `steps` points spread over `reach`, so the moisture of
-/// a point depends on a fixed stretch of terrain only and stays seamless.
+/// mountains dry ([`RainShadow::shift`] says by how much). The upwind ground is read at `steps`
+/// points spread over `reach`, so the moisture of a point depends on a fixed stretch of terrain
+/// only and stays seamless.
 #[cfg_attr(feature = "bevy_reflect", derive(bevy_reflect::Reflect))]
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct RainShadow {
-    /// Moisture per density unit of ground above (wetter) or below (drier) the highest ground
-    /// upwind; 0 switches the rain shadow off.
+    /// Moisture per density unit: of height above the ground upwind (wetter), and of upwind
+    /// ground above the point (drier); 0 switches the rain shadow off.
     pub strength: f64,
     /// The direction the wind blows toward, in degrees: 0 is +x, 90 is +z.
     pub wind_degrees: f64,
@@ -280,6 +279,17 @@ impl RainShadow {
     pub fn wind(&self) -> [f64; 2] {
         let angle = self.wind_degrees.to_radians();
         [angle.cos(), angle.sin()]
+    }
+
+    /// How far back each point read upwind lies, `(x, z)`, nearest first: a point's upwind
+    /// ground is read at the point less each of these.
+    pub(crate) fn upwind_offsets(&self) -> impl Iterator<Item = [f64; 2]> {
+        let [wx, wz] = self.wind();
+        let step = self.reach / f64::from(self.steps);
+        (1..=self.steps).map(move |k| {
+            let back = step * f64::from(k);
+            [wx * back, wz * back]
+        })
     }
 
     /// The change to moisture at a point of density `here`, from the densities `upwind` of the
