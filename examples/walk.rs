@@ -226,10 +226,14 @@ fn walk(
     }
     let floor = biome_world.ground_height_at(here.xz());
     let feet = here.y - FOOT;
-    // Water only where it is drawn.
-    let water = state.settings.water;
-    let swimming = water && floor < -SWIM_DEPTH && feet < -SWIM_DEPTH + 0.1;
-    let wading = water && !swimming && feet < 0.0;
+    // Water only where it is drawn: the sea, rivers and lakes.
+    let surface = state
+        .settings
+        .water
+        .then(|| biome_world.water_surface_at(here.xz()))
+        .flatten();
+    let swimming = surface.is_some_and(|s| floor < s - SWIM_DEPTH && feet < s - SWIM_DEPTH + 0.1);
+    let wading = !swimming && surface.is_some_and(|s| feet < s);
     let speed = match (walker.running, swimming || wading) {
         (_, true) => WALK_SPEED * 0.5,
         (true, false) => RUN_SPEED,
@@ -248,7 +252,7 @@ fn walk(
     let mut vertical = walker.velocity.y;
     if swimming {
         // Float with the head out of the water; Space swims up a little.
-        let target = -SWIM_DEPTH + if walker.rising { 0.4 } else { 0.0 };
+        let target = surface.unwrap_or(0.0) - SWIM_DEPTH + if walker.rising { 0.4 } else { 0.0 };
         vertical = (target - feet) * 4.0;
     } else if walker.grounded && walker.jump {
         vertical = JUMP_SPEED;

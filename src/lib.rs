@@ -110,11 +110,16 @@ use bevy::prelude::*;
 #[cfg(feature = "avian")]
 pub use avian3d;
 pub use biome_core;
-pub use chunk::{BiomeChunk, BiomeWater, ChunkAssets, ChunkGround, TerrainMaterial};
+pub use chunk::{
+    BiomeChunk, BiomeRiverWater, BiomeWater, ChunkAssets, ChunkGround, TerrainMaterial,
+};
 #[cfg(feature = "panel")]
 pub use panel::{BiomeWorldPanelPlugin, BiomeWorldPanelSystems};
 pub use query::BiomeWorld;
-pub use scatter::{BiomeTree, TreeAssets};
+pub use scatter::{
+    BiomeScatter, BiomeScatterObject, BiomeScatterSettings, BiomeScatterStats, BiomeTree,
+    ScatterAssets, TreeAssets,
+};
 pub use streaming::{BiomeWorldAnchor, BiomeWorldStats, ChunkDespawned, ChunkFailed, ChunkSpawned};
 pub use tasks::background_async_compute;
 pub use world::{BiomeWorldSettings, BiomeWorldState, BiomeWorldStreaming, ChunkMeshOptions};
@@ -126,9 +131,9 @@ pub mod prelude {
     #[cfg(feature = "avian")]
     pub use crate::physics::{BiomeColliderSettings, BiomeWorldCollider, BiomeWorldPhysicsPlugin};
     pub use crate::{
-        BiomeChunk, BiomeWorld, BiomeWorldAnchor, BiomeWorldPlugin, BiomeWorldSettings,
-        BiomeWorldStats, BiomeWorldStreaming, BiomeWorldSystems, ChunkDespawned, ChunkFailed,
-        ChunkMeshOptions, ChunkSpawned,
+        BiomeChunk, BiomeScatterSettings, BiomeWorld, BiomeWorldAnchor, BiomeWorldPlugin,
+        BiomeWorldSettings, BiomeWorldStats, BiomeWorldStreaming, BiomeWorldSystems,
+        ChunkDespawned, ChunkFailed, ChunkMeshOptions, ChunkSpawned,
     };
     pub use biome_core::{ChunkCoord, ChunkLayout, MeshStyle, WorldSettings};
 }
@@ -150,7 +155,8 @@ pub enum BiomeWorldSystems {
 ///
 /// Its settings are resources, added with `init_resource` so a game can insert its own first:
 /// [`BiomeWorldSettings`] (the world, the chunk layout, water and trees),
-/// [`BiomeWorldStreaming`] (radius, tasks, budget) and [`ChunkMeshOptions`] (where meshes live).
+/// [`BiomeWorldStreaming`] (radius, tasks, budget), [`BiomeScatterSettings`] (how far rocks,
+/// bushes and grass reach) and [`ChunkMeshOptions`] (where meshes live).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct BiomeWorldPlugin;
 
@@ -161,6 +167,9 @@ impl Plugin for BiomeWorldPlugin {
             .init_resource::<ChunkMeshOptions>()
             .init_resource::<BiomeWorldStats>()
             .init_resource::<streaming::ChunkStreamer>()
+            .init_resource::<BiomeScatterSettings>()
+            .init_resource::<BiomeScatterStats>()
+            .init_resource::<scatter::ScatterStreamer>()
             .register_type::<BiomeWorldSettings>()
             .register_type::<BiomeWorldStreaming>()
             .register_type::<ChunkMeshOptions>()
@@ -172,7 +181,13 @@ impl Plugin for BiomeWorldPlugin {
             .register_type::<BiomeChunk>()
             .register_type::<ChunkGround>()
             .register_type::<BiomeWater>()
+            .register_type::<BiomeRiverWater>()
             .register_type::<BiomeTree>()
+            .register_type::<BiomeScatterSettings>()
+            .register_type::<BiomeScatterStats>()
+            .register_type::<BiomeScatter>()
+            .register_type::<BiomeScatterObject>()
+            .register_type::<ScatterAssets>()
             .register_type::<ChunkSpawned>()
             .register_type::<ChunkDespawned>()
             .register_type::<ChunkFailed>()
@@ -192,8 +207,12 @@ impl Plugin for BiomeWorldPlugin {
                 Update,
                 (
                     world::apply_settings.in_set(BiomeWorldSystems::Settings),
-                    streaming::stream_chunks.in_set(BiomeWorldSystems::Stream),
-                    streaming::apply_chunks.in_set(BiomeWorldSystems::Apply),
+                    (streaming::stream_chunks, scatter::stream_scatter)
+                        .chain()
+                        .in_set(BiomeWorldSystems::Stream),
+                    (streaming::apply_chunks, scatter::apply_scatter)
+                        .chain()
+                        .in_set(BiomeWorldSystems::Apply),
                 ),
             );
         // With a renderer, terrain gets the material that draws shores and snow per pixel.
@@ -222,15 +241,17 @@ impl Plugin for BiomeWorldPlugin {
         let streaming = app.world().resource::<BiomeWorldStreaming>().clone();
         app.insert_resource(BiomeWorldState::new(&settings, &streaming));
         let world = app.world_mut();
-        let (chunk_assets, tree_assets) =
+        let (chunk_assets, tree_assets, scatter_assets) =
             world.resource_scope(|world, mut materials: Mut<Assets<StandardMaterial>>| {
                 let mut meshes = world.resource_mut::<Assets<Mesh>>();
                 (
                     ChunkAssets::new(&mut materials),
                     TreeAssets::new(&mut meshes, &mut materials),
+                    ScatterAssets::new(&mut meshes, &mut materials),
                 )
             });
         world.insert_resource(chunk_assets);
         world.insert_resource(tree_assets);
+        world.insert_resource(scatter_assets);
     }
 }

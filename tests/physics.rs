@@ -48,6 +48,11 @@ fn app(colliders: BiomeColliderSettings, streaming: BiomeWorldStreaming) -> App 
     ))
     .insert_resource(colliders)
     .insert_resource(streaming)
+    // Colliders and terrain alone: scattered objects have their own tests.
+    .insert_resource(BiomeScatterSettings {
+        enabled: false,
+        ..default()
+    })
     .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(
         STEP,
     )))

@@ -66,9 +66,14 @@ impl Harness {
 
     fn with(settings: BiomeWorldSettings, streaming: BiomeWorldStreaming) -> Self {
         let mut app = App::new();
+        // Terrain alone: scattered objects have their own tests (`tests/scatter.rs`).
         app.add_plugins((MinimalPlugins, AssetPlugin::default(), TransformPlugin))
             .insert_resource(settings)
             .insert_resource(streaming)
+            .insert_resource(BiomeScatterSettings {
+                enabled: false,
+                ..default()
+            })
             .add_plugins(BiomeWorldPlugin);
         app.finish();
         app.cleanup();

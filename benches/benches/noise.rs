@@ -14,6 +14,7 @@ use biome_core::batch::{Backend, FbmParams};
 use biome_core::chunk::{ChunkCoord, ChunkLayout};
 use biome_core::density::{DensityField, DensityNode, Eroded, Fbm as DensityFbm, Shape};
 use biome_core::multi_noise::{AxisRange, BiomeBox, BiomeBoxIndex, ClimatePoint};
+use biome_core::scatter::ScatterKind;
 use biome_core::tutorial::{SeededRandom, Simplex, domain_warp, fbm};
 use biome_core::world::{WorldGenerator, WorldSettings};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
@@ -321,7 +322,68 @@ fn world(c: &mut Criterion) {
                 .expect("the default layout is valid")
         });
     });
+    // The same chunks with rivers and lakes carved in (the `rivers` preset: the default world
+    // with rivers on), their river tiles computed on the first pass and kept after.
+    let rivers = preset(include_str!("../../assets/presets/rivers.ron"));
+    group.bench_function("build_chunk 64x64, rivers preset", |b| {
+        b.iter(|| {
+            k = (k + 1) % 64;
+            rivers
+                .build_chunk(ChunkCoord::new(k % 8 - 4, k / 8 - 4), black_box(&layout))
+                .expect("the default layout is valid")
+        });
+    });
+    // And with the multi-noise biome source picking the region biomes.
+    let multi_noise = preset(include_str!("../../assets/presets/multi_noise.ron"));
+    group.bench_function("build_chunk 64x64, multi_noise preset", |b| {
+        b.iter(|| {
+            k = (k + 1) % 64;
+            multi_noise
+                .build_chunk(ChunkCoord::new(k % 8 - 4, k / 8 - 4), black_box(&layout))
+                .expect("the default layout is valid")
+        });
+    });
     group.finish();
+
+    // What a chunk costs the first time its river tile is needed: a new world each time (its
+    // tile cache empty), one chunk built. A tile is 16 river nodes (2.56 km) a side and serves
+    // every chunk and level of detail in it.
+    let mut group = c.benchmark_group("rivers");
+    group.throughput(Throughput::Elements(1));
+    let settings = rivers.settings().clone();
+    let mut far = 0;
+    group.bench_function("first chunk of a river tile (network from nothing)", |b| {
+        b.iter(|| {
+            far += 1;
+            let world = WorldGenerator::new(settings.clone()).expect("the rivers preset is valid");
+            world
+                .build_chunk(ChunkCoord::new(far * 40, -far * 20), black_box(&layout))
+                .expect("the default layout is valid")
+        });
+    });
+    group.finish();
+
+    // Scatter on one chunk's rectangle, per kind, in the default world.
+    let mut group = c.benchmark_group("scatter");
+    group.throughput(Throughput::Elements(1));
+    let size = layout.chunk_size();
+    for kind in ScatterKind::ALL {
+        group.bench_function(format!("{kind:?} on a 128 m chunk"), |b| {
+            b.iter(|| {
+                k = (k + 1) % 64;
+                let min = [f64::from(k % 8 - 4) * size, f64::from(k / 8 - 4) * size];
+                world
+                    .scatter_in_rect(kind, min, [min[0] + size, min[1] + size])
+                    .len()
+            });
+        });
+    }
+    group.finish();
+}
+
+fn preset(text: &str) -> WorldGenerator {
+    let settings = WorldSettings::from_ron(text).expect("the shipped presets are valid");
+    WorldGenerator::new(settings).expect("the shipped presets are valid")
 }
 
 fn config() -> Criterion {

@@ -11,6 +11,7 @@ use bevy::asset::RenderAssetUsages;
 use bevy::mesh::{Indices, Mesh, PrimitiveTopology};
 use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
+use biome_core::chunk::WaterMesh;
 use biome_core::{
     ChunkData, ChunkLayout, HeightGrid, MeshStyle, NodeCoord, Stitch, TreeInstance, WorldSettings,
 };
@@ -80,6 +81,11 @@ pub struct ChunkGround {
 #[derive(Component, Reflect, Clone, Copy, Debug, Default)]
 #[reflect(Component, Default, Debug, Clone)]
 pub struct BiomeWater;
+
+/// Marks the water of the rivers and lakes on a terrain node (a child of its [`BiomeChunk`]).
+#[derive(Component, Reflect, Clone, Copy, Debug, Default)]
+#[reflect(Component, Default, Debug, Clone)]
+pub struct BiomeRiverWater;
 
 /// Materials shared by every terrain node, and the water quads of the node widths in use.
 #[derive(Resource, Reflect, Clone, Debug)]
@@ -222,6 +228,29 @@ pub fn chunk_mesh(data: &ChunkData, usage: RenderAssetUsages, colors: TerrainCol
     } else {
         mesh.with_inserted_attribute(Mesh::ATTRIBUTE_COLOR, data.colors.clone())
     }
+}
+
+/// The mesh of a node's river and lake water ([`ChunkData::river_water`]), with upward normals
+/// (rivers fall gently); `None` where the node has none.
+#[must_use]
+pub fn river_water_mesh(water: &WaterMesh, usage: RenderAssetUsages) -> Option<Mesh> {
+    if water.is_empty() {
+        return None;
+    }
+    let indices = if water.positions.len() <= usize::from(u16::MAX) + 1 {
+        Indices::U16(water.indices.iter().map(|&i| i as u16).collect())
+    } else {
+        Indices::U32(water.indices.clone())
+    };
+    Some(
+        Mesh::new(PrimitiveTopology::TriangleList, usage)
+            .with_inserted_attribute(Mesh::ATTRIBUTE_POSITION, water.positions.clone())
+            .with_inserted_attribute(
+                Mesh::ATTRIBUTE_NORMAL,
+                vec![[0.0f32, 1.0, 0.0]; water.positions.len()],
+            )
+            .with_inserted_indices(indices),
+    )
 }
 
 /// Bytes a mesh holds in vertex attributes and indices: what a loaded chunk costs on the GPU.

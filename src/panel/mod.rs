@@ -20,6 +20,7 @@ use bevy_egui::{EguiContexts, EguiPlugin, EguiPrimaryContextPass};
 use biome_core::world::RegionId;
 
 use crate::BiomeWorldSystems;
+use crate::scatter::BiomeScatterSettings;
 use crate::streaming::{BiomeWorldAnchor, BiomeWorldStats};
 use crate::world::{BiomeWorldSettings, BiomeWorldState, BiomeWorldStreaming};
 use edit::PresetLibrary;
@@ -89,7 +90,8 @@ impl Plugin for BiomeWorldPanelPlugin {
         // The drafts start from the settings the game inserted, whatever the plugin order.
         let settings = app.world().resource::<BiomeWorldSettings>().clone();
         let streaming = app.world().resource::<BiomeWorldStreaming>().clone();
-        app.insert_resource(PanelDraft::new(&settings, &streaming));
+        let scatter = app.world().resource::<BiomeScatterSettings>().clone();
+        app.insert_resource(PanelDraft::new(&settings, &streaming, &scatter));
     }
 }
 
@@ -99,12 +101,13 @@ fn toggle_panel(keys: Option<Res<ButtonInput<KeyCode>>>, mut window: ResMut<Pane
     }
 }
 
-/// Hands the panel's drafts to the game: settings once still, streaming at once.
+/// Hands the panel's drafts to the game: settings once still, streaming and scatter at once.
 fn apply_panel_edits(
     time: Res<Time<Real>>,
     mut draft: ResMut<PanelDraft>,
     mut settings: ResMut<BiomeWorldSettings>,
     mut streaming: ResMut<BiomeWorldStreaming>,
+    mut scatter: ResMut<BiomeScatterSettings>,
 ) {
     let now = time.elapsed_secs_f64();
     if let Some(next) = draft.settings.update(&settings, now) {
@@ -112,6 +115,9 @@ fn apply_panel_edits(
     }
     if let Some(next) = draft.streaming.update(&streaming, now) {
         *streaming = next;
+    }
+    if let Some(next) = draft.scatter.update(&scatter, now) {
+        *scatter = next;
     }
 }
 
@@ -313,16 +319,20 @@ mod tests {
         app.cleanup();
         let settings = app.world().resource::<BiomeWorldSettings>().clone();
         let streaming = app.world().resource::<BiomeWorldStreaming>().clone();
-        app.insert_resource(PanelDraft::new(&settings, &streaming));
+        let scatter = app.world().resource::<BiomeScatterSettings>().clone();
+        app.insert_resource(PanelDraft::new(&settings, &streaming, &scatter));
         app.update();
         for k in 0..30 {
             let mut draft = app.world_mut().resource_mut::<PanelDraft>();
             draft.generator().regions.jitter = 0.3 + f64::from(k) * 0.01;
             draft.streaming.draft.max_tasks = 4 + k as usize;
+            draft.scatter.draft.radii[2] = 40.0 + k as f32;
             app.update();
             let state = app.world().resource::<BiomeWorldState>();
             assert_eq!(state.generation, 0, "rebuilt mid-drag at frame {k}");
             assert_eq!(state.streaming.max_tasks, 4 + k as usize, "streaming waits");
+            let scatter = app.world().resource::<BiomeScatterSettings>();
+            assert_eq!(scatter.radii[2], 40.0 + k as f32, "scatter goes at once");
         }
         for _ in 0..40 {
             app.update();
@@ -345,7 +355,11 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(dir.join("bad.ron"), "(trees: (spacing: 0.0))").unwrap();
         let settings = BiomeWorldSettings::default();
-        let mut draft = PanelDraft::new(&settings, &BiomeWorldStreaming::default());
+        let mut draft = PanelDraft::new(
+            &settings,
+            &BiomeWorldStreaming::default(),
+            &BiomeScatterSettings::default(),
+        );
         let mut presets = PanelPresets::new(PresetLibrary::new(&dir));
         assert_eq!(presets.names, ["bad"]);
         presets.load("bad", &mut draft);

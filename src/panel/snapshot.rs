@@ -1,8 +1,10 @@
 //! What the panel shows of the world around the camera: the minimap, one greyscale preview per
-//! density node and a sample of land points for the biome chart. Computed off the main thread.
+//! density node, a sample of land points for the biome chart and, under a multi-noise source,
+//! the climate points of the region sites around. Computed off the main thread.
 
 use biome_core::WorldGenerator;
-use biome_core::world::{Rgb, Surface};
+use biome_core::multi_noise::ClimatePoint;
+use biome_core::world::{RegionId, Rgb, Surface};
 
 /// Pixels along a side of the minimap.
 pub(super) const MINIMAP_SIZE: usize = 160;
@@ -24,6 +26,9 @@ pub(super) struct Snapshot {
     pub(super) previews: Vec<Vec<u8>>,
     /// Land points: temperature, moisture and biome, for the biome chart.
     pub(super) dots: Vec<(f32, f32, usize)>,
+    /// Under a multi-noise source, the region sites around: their climate points and biomes,
+    /// nearest the centre first.
+    pub(super) sites: Vec<(ClimatePoint, usize)>,
     /// The settings generation it was computed for.
     pub(super) generation: u64,
 }
@@ -107,8 +112,38 @@ pub(super) fn compute(
         minimap,
         previews,
         dots,
+        sites: site_points(generator, center, span),
         generation,
     }
+}
+
+/// The climate points and biomes of the region sites within `span / 2` of `center` (on each
+/// axis), nearest first; none under the biome table.
+fn site_points(
+    generator: &WorldGenerator,
+    center: [f64; 2],
+    span: f64,
+) -> Vec<(ClimatePoint, usize)> {
+    let grid = generator.regions();
+    let low = grid.cell_of(center[0] - span / 2.0, center[1] - span / 2.0);
+    let high = grid.cell_of(center[0] + span / 2.0, center[1] + span / 2.0);
+    let mut sites = Vec::new();
+    for z in low.z..=high.z {
+        for x in low.x..=high.x {
+            let region = RegionId { x, z };
+            let [sx, sz] = grid.site(region);
+            let Some(point) = generator.climate_point(sx, sz) else {
+                return Vec::new();
+            };
+            let distance = (sx - center[0]).hypot(sz - center[1]);
+            sites.push((distance, point, generator.region_biome(region)));
+        }
+    }
+    sites.sort_by(|a, b| a.0.total_cmp(&b.0));
+    sites
+        .into_iter()
+        .map(|(_, point, biome)| (point, biome))
+        .collect()
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@ use biome_core::{Sample, WorldSettings};
 
 use super::edit::{Debounced, PresetLibrary};
 use super::snapshot::{MINIMAP_SIZE, PREVIEW_SIZE, Snapshot};
+use crate::scatter::BiomeScatterSettings;
 use crate::world::{BiomeWorldSettings, BiomeWorldStreaming};
 
 /// Seconds a settings draft must be still before the world regenerates.
@@ -20,18 +21,25 @@ pub(super) struct PanelWindow {
     pub(super) open: bool,
 }
 
-/// The drafts the widgets edit: the settings wait for the debounce, streaming goes at once.
+/// The drafts the widgets edit: the settings wait for the debounce, streaming and scatter radii
+/// go at once.
 #[derive(Resource, Debug)]
 pub(super) struct PanelDraft {
     pub(super) settings: Debounced<BiomeWorldSettings>,
     pub(super) streaming: Debounced<BiomeWorldStreaming>,
+    pub(super) scatter: Debounced<BiomeScatterSettings>,
 }
 
 impl PanelDraft {
-    pub(super) fn new(settings: &BiomeWorldSettings, streaming: &BiomeWorldStreaming) -> Self {
+    pub(super) fn new(
+        settings: &BiomeWorldSettings,
+        streaming: &BiomeWorldStreaming,
+        scatter: &BiomeScatterSettings,
+    ) -> Self {
         Self {
             settings: Debounced::new(settings, SETTINGS_DELAY),
             streaming: Debounced::new(streaming, 0.0),
+            scatter: Debounced::new(scatter, 0.0),
         }
     }
 
@@ -126,7 +134,7 @@ pub(super) struct CameraMark {
 }
 
 /// What the panel shows of the world around the camera, kept current off the main thread.
-#[derive(Resource, Default)]
+#[derive(Resource)]
 pub(super) struct PanelView {
     /// Smoothed frame time, milliseconds.
     pub(super) frame_ms: f32,
@@ -139,6 +147,27 @@ pub(super) struct PanelView {
     pub(super) snapshot_is_new: bool,
     /// Whether region sites are drawn in the world.
     pub(super) show_sites: bool,
+    /// The multi-noise chart's slice: its horizontal and vertical climate axes.
+    pub(super) slice_axes: [usize; 2],
+    /// The multi-noise box picked in the chart, highlighted there and opened in the list.
+    pub(super) picked_box: Option<usize>,
+}
+
+impl Default for PanelView {
+    fn default() -> Self {
+        Self {
+            frame_ms: 0.0,
+            here: None,
+            camera: None,
+            snapshot: None,
+            task: None,
+            snapshot_is_new: false,
+            show_sites: false,
+            // Moisture across, temperature up, as the table's chart.
+            slice_axes: [1, 0],
+            picked_box: None,
+        }
+    }
 }
 
 /// Which biome-chart threshold line is being dragged.

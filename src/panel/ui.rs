@@ -5,7 +5,11 @@ use std::ops::RangeInclusive;
 
 use bevy_egui::egui::{self, Color32, Pos2, Rect, Sense, Stroke, pos2, vec2};
 use biome_core::density::{DensityNode, DensityOp, Field, FieldValue, Shape, Widget};
-use biome_core::world::{Biome, Rgb, SpeciesWeight, TreeSpecies, limits};
+use biome_core::multi_noise::{
+    AXES, AXIS_NAMES, AxisRange, BiomeBox, ClimatePoint, MAX_BOXES, MultiNoise,
+};
+use biome_core::scatter::{ScatterKind, ScatterSpacing};
+use biome_core::world::{Biome, BiomeSource, Rgb, SpeciesWeight, TreeSpecies, limits};
 use biome_core::{ChunkLayout, MeshStyle, WorldSettings};
 
 use super::edit::{drag_threshold, first_node};
@@ -13,6 +17,7 @@ use super::snapshot::{MINIMAP_SIZE, PREVIEW_SIZE};
 use super::state::{
     Axis, DraggedLine, Notice, PanelDraft, PanelPresets, PanelTextures, PanelView, PanelWindow,
 };
+use crate::scatter::BiomeScatterSettings;
 use crate::streaming::BiomeWorldStats;
 use crate::world::{BiomeWorldSettings, BiomeWorldState, BiomeWorldStreaming};
 
@@ -147,9 +152,12 @@ pub(super) fn window(ctx: &egui::Context, panel: &mut Panel<'_>, shown: &Shown<'
                 .default_open(true)
                 .show(ui, |ui| climate_section(ui, panel));
             egui::CollapsingHeader::new("Regions").show(ui, |ui| regions_section(ui, panel));
+            egui::CollapsingHeader::new("Rivers")
+                .show(ui, |ui| rivers_section(ui, panel.draft.generator()));
             egui::CollapsingHeader::new("Density stack").show(ui, |ui| density_section(ui, panel));
             egui::CollapsingHeader::new("Trees")
                 .show(ui, |ui| trees_section(ui, panel.draft.generator()));
+            egui::CollapsingHeader::new("Scatter").show(ui, |ui| scatter_section(ui, panel.draft));
             egui::CollapsingHeader::new("Surface")
                 .show(ui, |ui| surface_section(ui, panel.draft.generator()));
             egui::CollapsingHeader::new("Streaming")
@@ -399,8 +407,7 @@ fn climate_section(ui: &mut egui::Ui, panel: &mut Panel<'_>) {
             "upwind steps",
         );
     });
-    ui.small("Drag the lines; each dot is a spot of land near the camera.");
-    biome_chart(ui, panel);
+    biome_source_section(ui, panel);
     egui::CollapsingHeader::new("Biomes").show(ui, |ui| {
         for (i, biome) in panel
             .draft
@@ -577,6 +584,233 @@ fn nearest_line(p: Pos2, rect: Rect, heat: &[f64], wet: &[f64]) -> Option<Dragge
         .map(|(_, line)| line)
 }
 
+/// The biome source: the table's chart, or the multi-noise source's slice chart, boxes and axes.
+fn biome_source_section(ui: &mut egui::Ui, panel: &mut Panel<'_>) {
+    let world = panel.draft.generator();
+    let was = matches!(world.biome_source, BiomeSource::MultiNoise(_));
+    let mut multi = was;
+    ui.horizontal(|ui| {
+        ui.label("Biomes from");
+        ui.selectable_value(&mut multi, false, "the table");
+        ui.selectable_value(&mut multi, true, "multi-noise boxes");
+    });
+    if multi != was {
+        // A new source starts as the table, box for box, so nothing changes until edited.
+        world.biome_source = if multi {
+            BiomeSource::MultiNoise(MultiNoise::from_table(&world.biome_table))
+        } else {
+            BiomeSource::Table
+        };
+        panel.view.picked_box = None;
+    }
+    if multi {
+        ui.small(
+            "Each region takes the box its site's climate fits best (the first listed among \
+             equals). The chart is a slice through the other axes at the site nearest the \
+             camera; dots are the sites around. Click to pick a box.",
+        );
+        multi_noise_chart(ui, panel);
+        multi_noise_boxes(ui, panel);
+        multi_noise_axes(ui, panel.draft.generator());
+    } else {
+        ui.small("Drag the lines; each dot is a spot of land near the camera.");
+        biome_chart(ui, panel);
+    }
+}
+
+/// The range of `axis` the slice chart spans: temperature and moisture 0 to 1, the others -1 to 1.
+fn chart_range(axis: usize) -> (f64, f64) {
+    if axis < 2 { (0.0, 1.0) } else { (-1.0, 1.0) }
+}
+
+/// The box a brute-force scan picks for `point` (the panel's boxes may be mid-edit, so no index).
+fn best_box(boxes: &[BiomeBox], point: &ClimatePoint) -> Option<usize> {
+    let mut best = None;
+    for (i, b) in boxes.iter().enumerate() {
+        let fit = b.fit(point);
+        if best.is_none_or(|(f, _)| fit < f) {
+            best = Some((fit, i));
+        }
+    }
+    best.map(|(_, i)| i)
+}
+
+/// Cells along each side of the multi-noise slice chart.
+const SLICE_CELLS: usize = 48;
+
+fn multi_noise_chart(ui: &mut egui::Ui, panel: &mut Panel<'_>) {
+    ui.horizontal(|ui| {
+        for (k, label) in [(0, "across"), (1, "up")] {
+            let axis = &mut panel.view.slice_axes[k];
+            egui::ComboBox::from_id_salt(("slice axis", k))
+                .selected_text(AXIS_NAMES[*axis])
+                .show_ui(ui, |ui| {
+                    for (a, name) in AXIS_NAMES.iter().enumerate() {
+                        ui.selectable_value(axis, a, *name);
+                    }
+                });
+            ui.label(label);
+        }
+    });
+    let world = &panel.draft.settings.draft.generator;
+    let BiomeSource::MultiNoise(source) = &world.biome_source else {
+        return;
+    };
+    let biomes = &world.biome_table.biomes;
+    let [across, up] = panel.view.slice_axes;
+    let sites = panel
+        .view
+        .snapshot
+        .as_ref()
+        .map_or(&[][..], |s| s.sites.as_slice());
+    let slice: ClimatePoint = sites.first().map_or([0.5, 0.5, 0.0, 0.0, 0.0], |s| s.0);
+    let side = 230.0;
+    let (response, painter) = ui.allocate_painter(vec2(side, side), Sense::click());
+    let rect = response.rect;
+    let ((x0, x1), (y0, y1)) = (chart_range(across), chart_range(up));
+    let to_screen = |x: f64, y: f64| {
+        pos2(
+            rect.left() + ((x - x0) / (x1 - x0)) as f32 * rect.width(),
+            rect.bottom() - ((y - y0) / (y1 - y0)) as f32 * rect.height(),
+        )
+    };
+    let point_at = |x: f64, y: f64| {
+        let mut point = slice;
+        point[across] = x;
+        point[up] = y;
+        point
+    };
+    let color_of = |b: usize| biomes.get(b).map_or(Color32::GRAY, |b| rgb32(b.color));
+    let cell = 1.0 / SLICE_CELLS as f64;
+    for j in 0..SLICE_CELLS {
+        for i in 0..SLICE_CELLS {
+            let (u, v) = ((i as f64 + 0.5) * cell, (j as f64 + 0.5) * cell);
+            let (x, y) = (x0 + u * (x1 - x0), y0 + v * (y1 - y0));
+            let Some(k) = best_box(&source.boxes, &point_at(x, y)) else {
+                continue;
+            };
+            let corner = |di: f64, dj: f64| {
+                to_screen(
+                    x0 + (i as f64 + di) * cell * (x1 - x0),
+                    y0 + (j as f64 + dj) * cell * (y1 - y0),
+                )
+            };
+            painter.rect_filled(
+                Rect::from_two_pos(corner(0.0, 0.0), corner(1.0, 1.0)),
+                0.0,
+                color_of(source.boxes[k].biome).gamma_multiply(0.85),
+            );
+        }
+    }
+    if let Some(picked) = panel.view.picked_box.and_then(|k| source.boxes.get(k)) {
+        let (a, b) = (picked.ranges[across], picked.ranges[up]);
+        let outline = Rect::from_two_pos(
+            to_screen(a.min.max(x0), b.min.max(y0)),
+            to_screen(a.max.min(x1), b.max.min(y1)),
+        );
+        painter.rect_stroke(
+            outline,
+            0.0,
+            Stroke::new(2.0, Color32::WHITE),
+            egui::StrokeKind::Inside,
+        );
+    }
+    for (point, biome) in sites {
+        painter.circle(
+            to_screen(point[across], point[up]),
+            2.5,
+            color_of(*biome),
+            Stroke::new(0.7, Color32::from_black_alpha(180)),
+        );
+    }
+    if response.clicked()
+        && let Some(p) = response.interact_pointer_pos()
+    {
+        let x = x0 + f64::from((p.x - rect.left()) / rect.width()) * (x1 - x0);
+        let y = y0 + f64::from((rect.bottom() - p.y) / rect.height()) * (y1 - y0);
+        panel.view.picked_box = best_box(&source.boxes, &point_at(x, y));
+    }
+}
+
+/// The boxes as numbers: each one's biome, ranges and offset.
+fn multi_noise_boxes(ui: &mut egui::Ui, panel: &mut Panel<'_>) {
+    let world = &mut panel.draft.settings.draft.generator;
+    let names: Vec<String> = world
+        .biome_table
+        .biomes
+        .iter()
+        .map(|b| b.name.clone())
+        .collect();
+    let BiomeSource::MultiNoise(source) = &mut world.biome_source else {
+        return;
+    };
+    let picked = panel.view.picked_box;
+    let mut remove = None;
+    for (k, b) in source.boxes.iter_mut().enumerate() {
+        let name = names.get(b.biome).map_or("?", String::as_str);
+        egui::CollapsingHeader::new(format!("box {k}: {name}"))
+            .id_salt(("box", k))
+            .open((picked == Some(k)).then_some(true))
+            .show(ui, |ui| {
+                egui::ComboBox::from_id_salt(("box biome", k))
+                    .selected_text(name)
+                    .show_ui(ui, |ui| {
+                        for (i, name) in names.iter().enumerate() {
+                            ui.selectable_value(&mut b.biome, i, name);
+                        }
+                    });
+                for (range, axis) in b.ranges.iter_mut().zip(AXIS_NAMES) {
+                    ui.horizontal(|ui| {
+                        let AxisRange { min, max } = range;
+                        ui.add(egui::DragValue::new(min).speed(0.01).range(-1e6..=*max));
+                        ui.label("to");
+                        ui.add(egui::DragValue::new(max).speed(0.01).range(*min..=1e6));
+                        ui.label(axis);
+                    });
+                }
+                number(ui, &mut b.offset, 0.0..=1e6, "offset (rarer when larger)");
+                if ui.button("Remove box").clicked() {
+                    remove = Some(k);
+                }
+            });
+    }
+    if let Some(k) = remove
+        && source.boxes.len() > 1
+    {
+        source.boxes.remove(k);
+        panel.view.picked_box = None;
+    }
+    if source.boxes.len() < MAX_BOXES && ui.button("Add box").clicked() {
+        // A copy of the picked box, listed first so it wins where it overlaps.
+        let new = picked
+            .and_then(|k| source.boxes.get(k).copied())
+            .unwrap_or(BiomeBox {
+                biome: 0,
+                ranges: [AxisRange::ANY; AXES],
+                offset: 0.0,
+            });
+        source.boxes.insert(0, new);
+        panel.view.picked_box = Some(0);
+    }
+}
+
+/// The three extra axes, each a density graph edited as the stack is.
+fn multi_noise_axes(ui: &mut egui::Ui, world: &mut WorldSettings) {
+    let BiomeSource::MultiNoise(source) = &mut world.biome_source else {
+        return;
+    };
+    let axes = [
+        (&mut source.continentalness, AXIS_NAMES[2]),
+        (&mut source.erosion, AXIS_NAMES[3]),
+        (&mut source.weirdness, AXIS_NAMES[4]),
+    ];
+    for (k, (graph, name)) in axes.into_iter().enumerate() {
+        egui::CollapsingHeader::new(format!("{name} field"))
+            .id_salt(("axis", k))
+            .show(ui, |ui| node_rows(ui, graph, 1000 * (k + 1), &[]));
+    }
+}
+
 /// Lab #4.
 fn regions_section(ui: &mut egui::Ui, panel: &mut Panel<'_>) {
     let r = &mut panel.draft.generator().regions;
@@ -590,13 +824,22 @@ fn regions_section(ui: &mut egui::Ui, panel: &mut Panel<'_>) {
 
 /// Lab #5: one row per node, with its switch, its output around the camera and its fields.
 fn density_section(ui: &mut egui::Ui, panel: &mut Panel<'_>) {
-    let count = panel.draft.generator().terrain.density.node_count();
     ui.small("Each preview shows that node's output around the camera (white is high).");
-    for id in 0..count {
-        let previews = &panel.textures.previews;
-        let stack = &mut panel.draft.settings.draft.generator.terrain.density;
-        let depth = stack.walk()[id].depth;
-        let Some(node) = stack.node_mut(id) else {
+    let stack = &mut panel.draft.settings.draft.generator.terrain.density;
+    node_rows(ui, stack, 0, &panel.textures.previews);
+}
+
+/// One row per node of `graph` (indented by depth) with its switch, its preview when
+/// `previews` has one, and its fields; `salt` keeps the widgets of several graphs apart.
+fn node_rows(
+    ui: &mut egui::Ui,
+    graph: &mut DensityNode,
+    salt: usize,
+    previews: &[egui::TextureHandle],
+) {
+    let depths: Vec<usize> = graph.walk().iter().map(|entry| entry.depth).collect();
+    for (id, depth) in depths.into_iter().enumerate() {
+        let Some(node) = graph.node_mut(id) else {
             continue;
         };
         ui.horizontal(|ui| {
@@ -609,8 +852,8 @@ fn density_section(ui: &mut egui::Ui, panel: &mut Panel<'_>) {
                 )));
             }
             egui::CollapsingHeader::new(format!("{id}: {}", node.op.label()))
-                .id_salt(("node", id))
-                .show(ui, |ui| node_fields(ui, id, node));
+                .id_salt(("node", salt + id))
+                .show(ui, |ui| node_fields(ui, salt + id, node));
         });
     }
 }
@@ -661,6 +904,121 @@ fn field_widget(ui: &mut egui::Ui, id: usize, field: Field<'_>) {
                 shape_picker(ui, shape, id);
             });
         }
+    }
+}
+
+/// Rivers and lakes: springs, courses, channels and valleys.
+fn rivers_section(ui: &mut egui::Ui, world: &mut WorldSettings) {
+    let r = &mut world.rivers;
+    ui.checkbox(&mut r.enabled, "Rivers and lakes");
+    ui.small(
+        "Springs rise on moist land and run downhill to the sea or a lake; their water never \
+         rises downstream.",
+    );
+    log_slider(ui, &mut r.spacing, &(40.0..=1000.0), "node spacing (u)");
+    slider(ui, &mut r.springs, &limits::RIVER_SPRINGS, "spring chance");
+    slider(
+        ui,
+        &mut r.spring_height,
+        &(0.0..=100.0),
+        "springs above sea (u)",
+    );
+    slider(
+        ui,
+        &mut r.dry_moisture,
+        &limits::DRY_MOISTURE,
+        "no springs below moisture",
+    );
+    slider_u32(
+        ui,
+        &mut r.max_length,
+        limits::RIVER_LENGTH,
+        "longest course (nodes)",
+    );
+    // Width and lake radius stay within what the spacing allows.
+    let widest = (r.spacing / 8.0).min(*limits::RIVER_WIDTH.end());
+    slider(
+        ui,
+        &mut r.width,
+        &(*limits::RIVER_WIDTH.start()..=widest),
+        "width (u)",
+    );
+    slider(ui, &mut r.depth, &(0.1..=10.0), "depth (u)");
+    let largest = (r.spacing / 4.0).min(*limits::LAKE_RADIUS.end());
+    slider(
+        ui,
+        &mut r.lake_radius,
+        &(*limits::LAKE_RADIUS.start()..=largest),
+        "lake radius (u)",
+    );
+    let reach = (4.0 * r.spacing).min(300.0);
+    slider(ui, &mut r.valley_width, &(1.0..=reach), "valley reach (u)");
+    slider(ui, &mut r.valley_slope, &(0.05..=3.0), "valley wall slope");
+    slider(ui, &mut r.bank_height, &(0.0..=5.0), "bank height (u)");
+    slider(ui, &mut r.meander, &limits::MEANDER, "meander");
+}
+
+/// Rocks, bushes and grass: the world's rules, each biome's spacings, and how far they reach.
+fn scatter_section(ui: &mut egui::Ui, draft: &mut PanelDraft) {
+    let streamed = &mut draft.scatter.draft;
+    ui.checkbox(&mut streamed.enabled, "Spawn rocks, bushes and grass");
+    for kind in ScatterKind::ALL {
+        let radius = &mut streamed.radii[kind.index()];
+        ui.add(
+            egui::Slider::new(radius, BiomeScatterSettings::RADIUS)
+                .clamping(CLAMP_EDITS)
+                .text(format!("{kind:?} radius (u)")),
+        );
+    }
+    let world = draft.generator();
+    let s = &mut world.scatter;
+    ui.checkbox(&mut s.enabled, "The world scatters");
+    slider(
+        ui,
+        &mut s.max_slope_degrees,
+        &limits::MAX_SLOPE,
+        "slope limit (°)",
+    );
+    let (mut low, mut high) = (s.min_scale, s.max_scale);
+    slider(
+        ui,
+        &mut low,
+        &(*limits::TREE_SCALE.start()..=high),
+        "smallest",
+    );
+    slider(ui, &mut high, &(low..=5.0), "largest");
+    (s.min_scale, s.max_scale) = (low, high);
+    ui.small(
+        "Each biome's spacing per kind: the least distance between two of them (Poisson-disk). \
+         A kind's widest spacing may be at most 8 times its narrowest.",
+    );
+    for (i, biome) in world.biome_table.biomes.iter_mut().enumerate() {
+        egui::CollapsingHeader::new(format!("{} scatter", biome.name))
+            .id_salt(("scatter", i))
+            .show(ui, |ui| {
+                for kind in ScatterKind::ALL {
+                    let at = biome.scatter.iter().position(|s| s.kind == kind);
+                    let mut on = at.is_some();
+                    ui.horizontal(|ui| {
+                        ui.checkbox(&mut on, format!("{kind:?}"));
+                        if let Some(k) = at {
+                            log_slider(
+                                ui,
+                                &mut biome.scatter[k].spacing,
+                                &(0.5..=100.0),
+                                "spacing (u)",
+                            );
+                        }
+                    });
+                    match (on, at) {
+                        (true, None) => biome.scatter.push(ScatterSpacing { kind, spacing: 8.0 }),
+                        (false, Some(k)) => {
+                            biome.scatter.remove(k);
+                        }
+                        _ => {}
+                    }
+                }
+            });
     }
 }
 

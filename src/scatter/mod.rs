@@ -1,8 +1,17 @@
-//! Trees on the terrain: one low-poly mesh and one material per species, built in code and shared
-//! by every tree of that species, so the renderer batches them. Trees are child entities of their
-//! chunk and leave with it. Coarser nodes carry far forests instead: one merged mesh per node of
-//! a thinned subset of the same trees, each a three-sided spire as wide and tall as its tree, in
-//! its canopy colour ([`FarTrees`]).
+//! What stands on the terrain. Trees: one low-poly mesh and one material per species, built in
+//! code and shared by every tree of that species, so the renderer batches them. Trees are child
+//! entities of their chunk and leave with it. Coarser nodes carry far forests instead: one merged
+//! mesh per node of a thinned subset of the same trees, each a three-sided spire as wide and tall
+//! as its tree, in its canopy colour ([`FarTrees`]). Rocks, bushes and grass tufts
+//! ([`biome_core::scatter`]): one shared mesh per kind too, streamed around the anchors out to a
+//! radius of their own per kind ([`BiomeScatterSettings`]).
+
+mod objects;
+mod stream;
+
+pub use objects::{BiomeScatterObject, ScatterAssets, scatter_mesh};
+pub use stream::{BiomeScatter, BiomeScatterSettings, BiomeScatterStats};
+pub(crate) use stream::{ScatterStreamer, apply_scatter, stream_scatter};
 
 use bevy::asset::RenderAssetUsages;
 use bevy::math::primitives::{Cone, Cuboid, Cylinder, Sphere};

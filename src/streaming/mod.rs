@@ -18,8 +18,8 @@ use bevy::tasks::{AsyncComputeTaskPool, Task};
 use biome_core::{ChunkError, ChunkLayout, NodeCoord, TreeInstance};
 
 use crate::chunk::{
-    BiomeChunk, BiomeWater, ChunkAssets, ChunkGround, TerrainColors, TerrainMaterial, chunk_mesh,
-    mesh_bytes,
+    BiomeChunk, BiomeRiverWater, BiomeWater, ChunkAssets, ChunkGround, TerrainColors,
+    TerrainMaterial, chunk_mesh, mesh_bytes, river_water_mesh,
 };
 use crate::scatter::{BiomeForest, FarTrees, TreeAssets};
 use crate::world::{BiomeWorldState, ChunkMeshOptions};
@@ -161,6 +161,8 @@ struct BuiltChunk {
     ground: Option<ChunkGround>,
     trees: Vec<TreeInstance>,
     below_sea: bool,
+    /// The water of its rivers and lakes.
+    river_water: Option<Mesh>,
     build_ms: f32,
 }
 
@@ -400,6 +402,7 @@ fn stream(
                     None => generator.build_node(key.node, &layout, key.stitch, &flag)?,
                 };
                 let mesh = chunk_mesh(&data, mesh_usage, colors);
+                let river_water = river_water_mesh(&data.river_water, mesh_usage);
                 // The node's trees on every `stride`-th grid cell, relative to its origin
                 // (standing at full-detail ground heights).
                 let node_trees = |stride: u32| -> Vec<TreeInstance> {
@@ -429,6 +432,7 @@ fn stream(
                     forest,
                     ground,
                     below_sea: data.min_height < 0.0,
+                    river_water,
                     trees,
                     build_ms: started.elapsed().as_secs_f32() * 1000.0,
                 })
@@ -714,6 +718,17 @@ fn spawn_chunk(
         world.spawn((
             BiomeWater,
             Mesh3d(quad),
+            MeshMaterial3d(material),
+            Transform::IDENTITY,
+            ChildOf(entity),
+        ));
+    }
+    if water && let Some(river) = built.river_water {
+        let mesh = world.resource_mut::<Assets<Mesh>>().add(river);
+        let material = world.resource::<ChunkAssets>().water.clone();
+        world.spawn((
+            BiomeRiverWater,
+            Mesh3d(mesh),
             MeshMaterial3d(material),
             Transform::IDENTITY,
             ChildOf(entity),

@@ -1,6 +1,8 @@
 //! Draws a seed's world the way the tutorial's labs do, so a seed can be picked from pictures:
-//! the biome map with region borders and trees, height, temperature, moisture, and every density
-//! node's output in greyscale (white is high), side by side with labels.
+//! the biome map with region borders and trees, height, relief, temperature, moisture, the
+//! rain shadow, rivers and the multi-noise source's climate axes where the world has them,
+//! surfaces, and every density node's output in greyscale (white is high), side by side with
+//! labels.
 //!
 //! ```text
 //! cargo run -p biome_core --release --example preview -- --seed 42 --size 1024 --out world.png
@@ -87,6 +89,7 @@ fn parse() -> Result<Options, String> {
 }
 
 /// An RGB picture.
+#[derive(Clone)]
 struct Canvas {
     width: usize,
     height: usize,
@@ -291,6 +294,7 @@ fn run(options: &Options) -> Result<(), Box<dyn Error>> {
             relief.pixels[py * n + px] = grey(light, -0.6, 1.0);
         }
     }
+    let relief_copy = relief.clone();
     panels.push(("relief".to_owned(), relief));
 
     let mut temperature = Canvas::new(n, n);
@@ -302,6 +306,7 @@ fn run(options: &Options) -> Result<(), Box<dyn Error>> {
         surface.pixels[k] = match s.surface {
             Surface::DeepWater => [28, 52, 92],
             Surface::ShallowWater => [62, 110, 138],
+            Surface::River => [70, 150, 200],
             Surface::Beach => [226, 212, 160],
             Surface::Land => [90, 140, 70],
             Surface::Snow => [240, 244, 248],
@@ -322,6 +327,35 @@ fn run(options: &Options) -> Result<(), Box<dyn Error>> {
         }
         let degrees = world.settings().climate.rain_shadow.wind_degrees;
         panels.push((format!("rain shadow, wind toward {degrees} deg"), shadow));
+    }
+    if world.settings().rivers.enabled {
+        // The relief with rivers and lakes in blue and their banks in sand.
+        let mut rivers = relief_copy.clone();
+        for (k, s) in samples.iter().enumerate() {
+            if s.surface == Surface::River {
+                rivers.pixels[k] = [40, 110, 200];
+            } else if s.density >= 0.0 && s.river.bank > 0.0 {
+                rivers.blend(k % n, k / n, [214, 196, 140], s.river.bank * 0.8);
+            } else if s.surface.is_water() {
+                rivers.pixels[k] = [20, 40, 80];
+            }
+        }
+        panels.push(("rivers and lakes".to_owned(), rivers));
+    }
+    if world.climate_point(0.0, 0.0).is_some() {
+        // The multi-noise source's extra axes, at every pixel as a region site there would read them.
+        let points: Vec<[f64; 5]> = xs
+            .iter()
+            .zip(&zs)
+            .map(|(&x, &z)| world.climate_point(x, z).expect("a multi-noise world"))
+            .collect();
+        for (axis, name) in [(2, "continentalness"), (3, "erosion"), (4, "weirdness")] {
+            let mut panel = Canvas::new(n, n);
+            for (k, point) in points.iter().enumerate() {
+                panel.pixels[k] = ramp((point[axis] + 1.0) / 2.0, [60, 40, 110], [240, 200, 80]);
+            }
+            panels.push((format!("{name} -1 to 1"), panel));
+        }
     }
     panels.push(("water beach land snow".to_owned(), surface));
 

@@ -42,6 +42,16 @@ pub(crate) mod salt {
     pub(crate) const TREE_SPECIES: u64 = 6;
     /// Tree size and rotation.
     pub(crate) const TREE_SHAPE: u64 = 7;
+    /// River node, x offset.
+    pub(crate) const RIVER_X: u64 = 8;
+    /// River node, z offset.
+    pub(crate) const RIVER_Z: u64 = 9;
+    /// River spring draw.
+    pub(crate) const RIVER_SPRING: u64 = 10;
+    /// River bends.
+    pub(crate) const RIVER_MEANDER: u64 = 11;
+    /// Scatter candidates: this salt for a cell's first slot, the next ones for the others.
+    pub(crate) const SCATTER: u64 = 12;
 }
 
 #[cfg(test)]

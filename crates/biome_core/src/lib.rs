@@ -30,6 +30,8 @@ pub mod chunk;
 pub mod density;
 mod hash;
 pub mod multi_noise;
+pub mod rivers;
+pub mod scatter;
 mod scratch;
 pub mod trees;
 pub mod tutorial;

@@ -10,6 +10,7 @@ use biome_core::density::{
     Abs, Add, Cell, Clamp, Constant, DensityNode, DensityOp, Eroded, Fbm, FieldValue, Mix,
     Multiply, Shape, SmoothClamp, Warp,
 };
+use biome_core::scatter::ScatterKind;
 use biome_core::world::{WorldGenerator, WorldSettings, limits};
 use proptest::prelude::*;
 
@@ -259,6 +260,17 @@ fn build_checked(settings: &WorldSettings, layout: &ChunkLayout, coord: ChunkCoo
     );
     assert!(chunk.trees.len() as f64 <= limits::MAX_TREE_SPOTS);
     assert_finite(&chunk, bound * settings.terrain.height_scale);
+    let origin = coord.origin(layout);
+    for kind in ScatterKind::ALL {
+        let corner = [origin[0] + 24.0, origin[1] + 24.0];
+        for object in world.scatter_in_rect(kind, origin, corner) {
+            assert!(object.position.iter().all(|v| v.is_finite()), "{object:?}");
+            assert!(
+                object.scale.is_finite() && object.yaw.is_finite(),
+                "{object:?}"
+            );
+        }
+    }
 }
 
 proptest! {
@@ -313,6 +325,21 @@ fn numeric_fields(settings: &WorldSettings) -> Vec<String> {
         "trees.min_scale",
         "trees.max_scale",
         "trees.clumping",
+        "rivers.spacing",
+        "rivers.springs",
+        "rivers.spring_height",
+        "rivers.dry_moisture",
+        "rivers.max_length",
+        "rivers.width",
+        "rivers.depth",
+        "rivers.lake_radius",
+        "rivers.valley_width",
+        "rivers.valley_slope",
+        "rivers.bank_height",
+        "rivers.meander",
+        "scatter.max_slope_degrees",
+        "scatter.min_scale",
+        "scatter.max_scale",
     ]
     .map(str::to_owned)
     .into();
@@ -326,6 +353,10 @@ fn numeric_fields(settings: &WorldSettings) -> Vec<String> {
         paths.push(format!("biome_table.biomes[{i}].tree_density"));
         paths.extend(
             (0..biome.trees.len()).map(|k| format!("biome_table.biomes[{i}].trees[{k}].weight")),
+        );
+        paths.extend(
+            (0..biome.scatter.len())
+                .map(|k| format!("biome_table.biomes[{i}].scatter[{k}].spacing")),
         );
     }
     for entry in settings.terrain.density.walk() {
@@ -403,6 +434,21 @@ fn set_field(settings: &mut WorldSettings, path: &str, value: f64) {
         "trees.min_scale" => s.trees.min_scale = value,
         "trees.max_scale" => s.trees.max_scale = value,
         "trees.clumping" => s.trees.clumping = value,
+        "rivers.spacing" => s.rivers.spacing = value,
+        "rivers.springs" => s.rivers.springs = value,
+        "rivers.spring_height" => s.rivers.spring_height = value,
+        "rivers.dry_moisture" => s.rivers.dry_moisture = value,
+        "rivers.max_length" => s.rivers.max_length = value as u32,
+        "rivers.width" => s.rivers.width = value,
+        "rivers.depth" => s.rivers.depth = value,
+        "rivers.lake_radius" => s.rivers.lake_radius = value,
+        "rivers.valley_width" => s.rivers.valley_width = value,
+        "rivers.valley_slope" => s.rivers.valley_slope = value,
+        "rivers.bank_height" => s.rivers.bank_height = value,
+        "rivers.meander" => s.rivers.meander = value,
+        "scatter.max_slope_degrees" => s.scatter.max_slope_degrees = value,
+        "scatter.min_scale" => s.scatter.min_scale = value,
+        "scatter.max_scale" => s.scatter.max_scale = value,
         _ if path.starts_with("biome_table.heat_limits") => {
             s.biome_table.heat_limits[index(path)] = value;
         }
@@ -412,6 +458,13 @@ fn set_field(settings: &mut WorldSettings, path: &str, value: f64) {
         _ if path.ends_with(".tree_density") => {
             let i = index(path.trim_end_matches(".tree_density"));
             s.biome_table.biomes[i].tree_density = value;
+        }
+        _ if path.ends_with(".spacing") => {
+            let (biome, entry) = path
+                .trim_end_matches(".spacing")
+                .split_once(".scatter")
+                .unwrap();
+            s.biome_table.biomes[index(biome)].scatter[index(entry)].spacing = value;
         }
         _ if path.ends_with(".weight") => {
             let (biome, entry) = path
@@ -485,6 +538,13 @@ fn partners(path: &str) -> Vec<String> {
     };
     let mut out = swap("low", "high");
     out.extend(swap("min_scale", "max_scale"));
+    // River widths, lakes and valleys are bounded by the node spacing.
+    let river = ["rivers.width", "rivers.lake_radius", "rivers.valley_width"];
+    if path == "rivers.spacing" {
+        out.extend(river.map(str::to_owned));
+    } else if river.contains(&path) {
+        out.push("rivers.spacing".to_owned());
+    }
     for axis in ["heat_limits", "wet_limits"] {
         if let Some(rest) = path.strip_prefix(&format!("biome_table.{axis}[")) {
             let i: usize = rest.trim_end_matches(']').parse().unwrap();
@@ -500,9 +560,10 @@ fn partners(path: &str) -> Vec<String> {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 1300, ..ProptestConfig::default() })]
 
-    /// One field of the defaults set to a hostile value is either refused, naming that field (or
-    /// its partner in an ordered pair, or the node whose values it pushes out of range, or the
-    /// height scale those values then overflow), or accepted and builds a finite chunk.
+    /// One field of the defaults (with rivers on) set to a hostile value is either refused,
+    /// naming that field (or its partner in an ordered pair, or the node whose values it pushes
+    /// out of range, or the height scale those values then overflow), or accepted and builds a
+    /// finite chunk and finite scatter.
     #[test]
     fn one_field_mutations_are_refused_by_name_or_safe(
         pick in any::<prop::sample::Index>(),
@@ -510,6 +571,7 @@ proptest! {
         coord in (-40i32..40, -40i32..40),
     ) {
         let mut settings = WorldSettings::default();
+        settings.rivers.enabled = true;
         let fields = numeric_fields(&settings);
         let path = pick.get(&fields).clone();
         set_field(&mut settings, &path, value);
@@ -518,8 +580,13 @@ proptest! {
                 let ancestor = path.starts_with("terrain.density")
                     && (path.starts_with(&format!("{}.", error.field))
                         || error.field == "terrain.height_scale");
+                // A kind's spacings bound each other: the widest is named.
+                let spread = path.contains(".scatter[") && error.field.contains(".scatter[");
                 prop_assert!(
-                    error.field == path || ancestor || partners(&path).contains(&error.field),
+                    error.field == path
+                        || ancestor
+                        || spread
+                        || partners(&path).contains(&error.field),
                     "{path} = {value} was refused as {error}"
                 );
             }

@@ -33,6 +33,22 @@ fn windward(seed: i64) -> WorldGenerator {
     WorldGenerator::new(settings).expect("the windward preset is valid")
 }
 
+/// The `multi_noise` preset's world: region biomes from five climate axes and fourteen boxes.
+fn multi_noise(seed: i64) -> WorldGenerator {
+    let text = include_str!("../../../assets/presets/multi_noise.ron");
+    let mut settings = WorldSettings::from_ron(text).expect("the multi_noise preset is valid");
+    settings.seed = seed;
+    WorldGenerator::new(settings).expect("the multi_noise preset is valid")
+}
+
+/// The `rivers` preset's world: rivers and lakes carved into the default world's land.
+fn rivers(seed: i64) -> WorldGenerator {
+    let text = include_str!("../../../assets/presets/rivers.ron");
+    let mut settings = WorldSettings::from_ron(text).expect("the rivers preset is valid");
+    settings.seed = seed;
+    WorldGenerator::new(settings).expect("the rivers preset is valid")
+}
+
 fn small_layout(style: MeshStyle) -> ChunkLayout {
     ChunkLayout {
         tiles: 16,
@@ -115,7 +131,7 @@ fn assert_edges_match(a: &ChunkData, b: &ChunkData, along_x: bool) {
 #[test]
 fn neighbouring_chunks_share_identical_edges() {
     let layout = small_layout(MeshStyle::Smooth);
-    for world in [world(7), eroded(7), windward(7)] {
+    for world in [world(7), eroded(7), windward(7), multi_noise(7), rivers(7)] {
         for coord in coords(60, 3, &layout) {
             let here = world.build_chunk(coord, &layout).unwrap();
             let east = world
@@ -149,7 +165,13 @@ fn flat_tiles_share_edge_heights() {
 
 #[test]
 fn chunks_build_the_same_on_any_thread_in_any_order() {
-    for world in [world(123), eroded(123), windward(123)] {
+    for world in [
+        world(123),
+        eroded(123),
+        windward(123),
+        multi_noise(123),
+        rivers(123),
+    ] {
         builds_the_same_on_any_thread_in_any_order(&world);
     }
 }

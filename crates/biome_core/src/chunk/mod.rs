@@ -6,10 +6,12 @@
 //! sit at the same world coordinates in both chunks, and normals come from heights that include a
 //! one-tile apron, so edges match exactly in height, normal and colour.
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde::{Deserialize, Serialize};
 
+use crate::rivers::RiverPoint;
 use crate::scratch::Scratch;
 use crate::trees::TreeInstance;
 use crate::world::{
@@ -412,6 +414,8 @@ pub struct ChunkData {
     pub biomes: Vec<u16>,
     /// Trees standing on this chunk, positions relative to `origin` (none on coarser nodes).
     pub trees: Vec<TreeInstance>,
+    /// The water of rivers and lakes over the node ([`crate::rivers`]), empty where none runs.
+    pub river_water: WaterMesh,
     /// The heights of the vertex grid as sampled, before edges follow a coarser neighbour: the
     /// ground physics stands on ([`WorldGenerator::chunk_heights`] gives the same alone).
     pub heights: HeightGrid,
@@ -419,6 +423,36 @@ pub struct ChunkData {
     pub min_height: f32,
     /// Highest vertex height.
     pub max_height: f32,
+}
+
+/// A water surface as a triangle list: positions relative to the node's origin, counter-clockwise
+/// seen from above.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct WaterMesh {
+    /// Vertex positions `(x, height, z)`.
+    pub positions: Vec<[f32; 3]>,
+    /// Triangle list.
+    pub indices: Vec<u32>,
+}
+
+impl WaterMesh {
+    /// Whether it holds no water.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.indices.is_empty()
+    }
+
+    /// Adds triangle `corners` (positions), sharing vertices already added under the same keys.
+    fn triangle(&mut self, corners: [([f32; 3], usize); 3], index: &mut HashMap<usize, u32>) {
+        for (position, key) in corners {
+            let next = self.positions.len() as u32;
+            let at = *index.entry(key).or_insert(next);
+            if at == next {
+                self.positions.push(position);
+            }
+            self.indices.push(at);
+        }
+    }
 }
 
 /// Heights on a node's vertex grid: what physics engines build a heightfield from. Meshes split
@@ -656,6 +690,7 @@ pub(crate) fn build(
         indices: Vec::with_capacity(6 * (tiles * tiles) as usize),
         biomes: Vec::with_capacity(vertex_count),
         trees,
+        river_water: WaterMesh::default(),
         heights,
         min_height: f32::INFINITY,
         max_height: f32::NEG_INFINITY,
@@ -678,8 +713,10 @@ pub(crate) fn build(
             let vx = Scratch::collect(picks().map(|k| xs[k]));
             let vz = Scratch::collect(picks().map(|k| zs[k]));
             let vd = Scratch::collect(picks().map(|k| density[k]));
+            let mut rivers = Vec::with_capacity(verts * verts);
             generator.visit_samples(&vx, &vz, &vd, &cache, None, |k, sample| {
                 let (i, j) = (k % verts, k / verts);
+                rivers.push(sample.river);
                 chunk.push_vertex(
                     [
                         (i as f64 * ts) as f32,
@@ -691,6 +728,8 @@ pub(crate) fn build(
                 );
             });
             edges.snap(&mut chunk, verts);
+            edges.snap_rivers(&mut rivers, verts);
+            chunk.river_water = river_water(&rivers, verts, ts);
             let row = verts as u32;
             for j in 0..tiles as u32 {
                 for i in 0..tiles as u32 {
@@ -709,14 +748,32 @@ pub(crate) fn build(
             let cz =
                 Scratch::collect((0..n * n).map(|k| world(first[1] + (k / n) as i64) + ts / 2.0));
             let mut centre_density = Scratch::zeroed(cx.len());
-            generator
-                .density()
-                .values(&cx, &cz, &cache, &mut centre_density);
+            generator.terrain_values(&cx, &cz, &cache, &mut centre_density);
             // A corner on a stitched edge takes the coarse edge's height there.
             let corner_height = |a: usize, b: usize| edges.height(a, b, &height);
+            let mut water = WaterMesh::default();
             generator.visit_samples(&cx, &cz, &centre_density, &cache, None, |k, sample| {
                 let (i, j) = (k % n, k / n);
                 let corners = [(i, j), (i + 1, j), (i, j + 1), (i + 1, j + 1)];
+                // A tile whose centre lies under a river carries a flat square of its water.
+                if let (true, Some(level)) = (sample.river.wet, sample.river.surface) {
+                    let base = water.positions.len() as u32;
+                    for (a, b) in corners {
+                        water.positions.push([
+                            (a as f64 * ts) as f32,
+                            level as f32,
+                            (b as f64 * ts) as f32,
+                        ]);
+                    }
+                    water.indices.extend_from_slice(&[
+                        base,
+                        base + 2,
+                        base + 1,
+                        base + 1,
+                        base + 2,
+                        base + 3,
+                    ]);
+                }
                 let p = corners.map(|(a, b)| [a as f64 * ts, corner_height(a, b), b as f64 * ts]);
                 // Cross of the diagonals: the tile's average upward normal.
                 let d1 = sub(p[3], p[0]);
@@ -735,6 +792,7 @@ pub(crate) fn build(
                     base + 3,
                 ]);
             });
+            chunk.river_water = water;
         }
     }
     Ok(chunk)
@@ -773,7 +831,7 @@ fn densities(
         }
         std::thread::yield_now();
         let end = (start + CANCEL_BLOCK).min(xs.len());
-        generator.density().values(
+        generator.terrain_values(
             &xs[start..end],
             &zs[start..end],
             cache,
@@ -885,6 +943,29 @@ impl StitchedEdges {
         }
     }
 
+    /// Puts every in-between vertex's river water on its coarse edge: the midpoint of the two
+    /// coarse vertices' surfaces (none unless both have one), wet if either is.
+    fn snap_rivers(&self, rivers: &mut [RiverPoint], verts: usize) {
+        if self.stitch.sides.iter().all(|&s| !s) {
+            return;
+        }
+        let index = |(i, j): (usize, usize)| j * verts + i;
+        for j in 0..verts {
+            for i in 0..verts {
+                let Some([a, b]) = self.between(i, j) else {
+                    continue;
+                };
+                let (a, b) = (rivers[index(a)], rivers[index(b)]);
+                let k = index((i, j));
+                rivers[k].surface = a
+                    .surface
+                    .zip(b.surface)
+                    .map(|(a, b)| f64::from(midpoint(a as f32, b as f32)));
+                rivers[k].wet = a.wet || b.wet;
+            }
+        }
+    }
+
     /// Moves every in-between vertex of a smooth mesh onto its coarse edge.
     fn snap(&self, chunk: &mut ChunkData, verts: usize) {
         if self.stitch.sides.iter().all(|&s| !s) {
@@ -961,4 +1042,43 @@ fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
 fn normalize(v: [f64; 3]) -> [f64; 3] {
     let length = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
     v.map(|c| c / length)
+}
+
+/// The river water over a smooth node's vertex grid (`verts` a side, `ts` apart): every triangle
+/// of the terrain's split whose corners all have a water surface near and at least one lies
+/// under it, at the surface's height. Where a channel's edge crosses a triangle, its dry corner
+/// holds the water up to the bank, which rises above it.
+fn river_water(rivers: &[RiverPoint], verts: usize, ts: f64) -> WaterMesh {
+    let mut mesh = WaterMesh::default();
+    if rivers.iter().all(|r| !r.wet) {
+        return mesh;
+    }
+    let mut index = HashMap::new();
+    let corner = |k: usize| {
+        let level = rivers[k].surface?;
+        let (i, j) = (k % verts, k / verts);
+        Some((
+            [(i as f64 * ts) as f32, level as f32, (j as f64 * ts) as f32],
+            k,
+        ))
+    };
+    for j in 0..verts - 1 {
+        for i in 0..verts - 1 {
+            let v00 = j * verts + i;
+            let (v10, v01, v11) = (v00 + 1, v00 + verts, v00 + verts + 1);
+            for triangle in [[v00, v01, v10], [v10, v01, v11]] {
+                if !triangle.iter().any(|&k| rivers[k].wet) {
+                    continue;
+                }
+                if let (Some(a), Some(b), Some(c)) = (
+                    corner(triangle[0]),
+                    corner(triangle[1]),
+                    corner(triangle[2]),
+                ) {
+                    mesh.triangle([a, b, c], &mut index);
+                }
+            }
+        }
+    }
+    mesh
 }

@@ -1,18 +1,23 @@
-//! The lookup of a multi-noise biome source in the style of Minecraft 1.18+: every biome is a
-//! box in a climate space of [`AXES`] axes (temperature, moisture, continentalness, erosion,
-//! weirdness), a `min..=max` range per axis plus an offset, and a point of that space belongs to
-//! the box it fits best: the smallest sum over the axes of the squared distance to the box's
-//! range (0 inside it), plus the squared offset. Ties go to the box listed first.
+//! A multi-noise biome source in the style of Minecraft 1.18+: every biome is a box in a climate
+//! space of [`AXES`] axes (temperature, moisture, continentalness, erosion, weirdness), a
+//! `min..=max` range per axis plus an offset, and a point of that space belongs to the box it
+//! fits best: the smallest sum over the axes of the squared distance to the box's range (0
+//! inside it), plus the squared offset. Ties go to the box listed first.
 //!
-//! [`BiomeBoxIndex`] answers that with leaves of boxes grouped by where they lie, each leaf
-//! bounded by the union of its ranges and its smallest offset, so a search skips every leaf
-//! whose bound already fits worse than the best box found. The bound is computed
+//! [`MultiNoise`] is the source as a world setting (`WorldSettings::biome_source`): its three
+//! extra axes are density graphs of the world, and its boxes name the biomes they pick.
+//! [`BiomeBoxIndex`] answers the lookup with leaves of boxes grouped by where they lie, each
+//! leaf bounded by the union of its ranges and its smallest offset, so a search skips every
+//! leaf whose bound already fits worse than the best box found. The bound is computed
 //! with the same operations as a box's fit, only on ranges that hold the box's, so in floating
 //! point it never exceeds any box's fit below it: the answer is exactly the brute-force scan's
 //! ([`BiomeBoxIndex::nearest_by_scan`], tested over random box sets).
 
+use serde::{Deserialize, Serialize};
+
 use crate::batch::{Backend, LaneWork, on_backend};
-use crate::world::SettingsError;
+use crate::density::{DensityNode, Shape};
+use crate::world::{BiomeTable, SettingsError};
 
 /// The climate axes of a [`BiomeBox`], in order.
 pub const AXES: usize = 5;
@@ -31,7 +36,7 @@ pub type ClimatePoint = [f64; AXES];
 
 /// A closed range of one axis.
 #[cfg_attr(feature = "bevy_reflect", derive(bevy_reflect::Reflect))]
-#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct AxisRange {
     /// The smallest value in the range.
     pub min: f64,
@@ -40,6 +45,10 @@ pub struct AxisRange {
 }
 
 impl AxisRange {
+    /// The range a box gives an axis it does not care about: every value an axis can take
+    /// ([`crate::world::limits::DENSITY`]), so that axis adds nothing to its fit.
+    pub const ANY: Self = Self::new(-1.0e6, 1.0e6);
+
     /// `min..=max`.
     #[must_use]
     pub const fn new(min: f64, max: f64) -> Self {
@@ -61,9 +70,12 @@ fn positive(x: f64) -> f64 {
     if x > 0.0 { x } else { 0.0 }
 }
 
-/// One biome's place in the climate space.
+/// One biome's place in the climate space. In presets each range is written under its axis's
+/// name as `(min, max)`, like `(biome: 6, temperature: (0.6, 1.0), moisture: (0.0, 0.4))`;
+/// axes left out span [`AxisRange::ANY`] (and are left out when written), as is an offset of 0.
 #[cfg_attr(feature = "bevy_reflect", derive(bevy_reflect::Reflect))]
-#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(from = "BoxFile", into = "BoxFile")]
 pub struct BiomeBox {
     /// The biome it stands for (an index into the world's biome list).
     pub biome: usize,
@@ -81,6 +93,165 @@ impl BiomeBox {
     #[inline]
     pub fn fit(&self, point: &ClimatePoint) -> f64 {
         fit(&self.ranges, self.offset, point)
+    }
+}
+
+/// The multi-noise biome source as a world setting: three more climate axes, each a density
+/// graph of the world (read like the terrain's, from the same seed), and the boxes that place
+/// the biome list ([`BiomeTable::biomes`]) in the climate space. A region takes the biome of
+/// the box its site's climate point fits best: temperature and moisture as the climate gives
+/// them (0 to 1, with mountain chill and the rain shadow), the other three as their graphs do.
+///
+/// An axis can reuse part of the terrain's stack, so biomes follow the land: the `multi_noise`
+/// preset reads continentalness from the same warped fBm that raises its continents.
+#[cfg_attr(feature = "bevy_reflect", derive(bevy_reflect::Reflect))]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct MultiNoise {
+    /// How far inland a point lies.
+    pub continentalness: DensityNode,
+    /// How worn-down the land is.
+    pub erosion: DensityNode,
+    /// A free axis for rarer biome variants.
+    pub weirdness: DensityNode,
+    /// One box per biome placement; a biome may have several. At least one, and at most
+    /// [`MAX_BOXES`].
+    pub boxes: Vec<BiomeBox>,
+}
+
+impl Default for MultiNoise {
+    /// The default biome table's biomes as boxes over plain fBm axes.
+    fn default() -> Self {
+        Self::from_table(&BiomeTable::default())
+    }
+}
+
+impl MultiNoise {
+    /// The source that picks exactly what `table` picks: one box per biome over its row's
+    /// temperatures and its column's moistures, each axis's full range on the first and last
+    /// rows and columns, [`AxisRange::ANY`] on the other axes (which then add nothing to any
+    /// fit), and plain fBm axes to start editing from. A box ends just below the next one's
+    /// threshold, as the table counts a value at a threshold into the next row.
+    #[must_use]
+    pub fn from_table(table: &BiomeTable) -> Self {
+        let bands = |limits: &[f64]| -> Vec<AxisRange> {
+            let mut edges = vec![0.0];
+            edges.extend_from_slice(limits);
+            edges.push(1.0);
+            edges
+                .windows(2)
+                .enumerate()
+                .map(|(k, pair)| {
+                    let last = k + 2 == edges.len();
+                    AxisRange::new(pair[0], if last { pair[1] } else { pair[1].next_down() })
+                })
+                .collect()
+        };
+        let (rows, columns) = (bands(&table.heat_limits), bands(&table.wet_limits));
+        let mut boxes = Vec::with_capacity(rows.len() * columns.len());
+        for &temperature in &rows {
+            for &moisture in &columns {
+                boxes.push(BiomeBox {
+                    biome: boxes.len(),
+                    ranges: [
+                        temperature,
+                        moisture,
+                        AxisRange::ANY,
+                        AxisRange::ANY,
+                        AxisRange::ANY,
+                    ],
+                    offset: 0.0,
+                });
+            }
+        }
+        let axis = |seed_offset| DensityNode::fbm(seed_offset, 0.0006, 3, Shape::Normal);
+        Self {
+            continentalness: axis(seed_offsets::CONTINENTALNESS),
+            erosion: axis(seed_offsets::EROSION),
+            weirdness: axis(seed_offsets::WEIRDNESS),
+            boxes,
+        }
+    }
+
+    /// The three axis graphs, in [`AXIS_NAMES`] order after temperature and moisture.
+    #[must_use]
+    pub fn axes(&self) -> [&DensityNode; 3] {
+        [&self.continentalness, &self.erosion, &self.weirdness]
+    }
+}
+
+/// The seed offsets [`MultiNoise::from_table`] gives its axes: clear of the terrain's and the
+/// world's own fields.
+pub mod seed_offsets {
+    /// Continentalness.
+    pub const CONTINENTALNESS: i64 = 21;
+    /// Erosion.
+    pub const EROSION: i64 = 22;
+    /// Weirdness.
+    pub const WEIRDNESS: i64 = 23;
+}
+
+/// How a [`BiomeBox`] reads and writes in presets: each axis by name, as `(min, max)`.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BoxFile {
+    biome: usize,
+    #[serde(default = "any", skip_serializing_if = "is_any")]
+    temperature: (f64, f64),
+    #[serde(default = "any", skip_serializing_if = "is_any")]
+    moisture: (f64, f64),
+    #[serde(default = "any", skip_serializing_if = "is_any")]
+    continentalness: (f64, f64),
+    #[serde(default = "any", skip_serializing_if = "is_any")]
+    erosion: (f64, f64),
+    #[serde(default = "any", skip_serializing_if = "is_any")]
+    weirdness: (f64, f64),
+    #[serde(default, skip_serializing_if = "is_zero")]
+    offset: f64,
+}
+
+fn is_zero(offset: &f64) -> bool {
+    *offset == 0.0
+}
+
+fn any() -> (f64, f64) {
+    (AxisRange::ANY.min, AxisRange::ANY.max)
+}
+
+fn is_any(range: &(f64, f64)) -> bool {
+    *range == any()
+}
+
+impl From<BoxFile> for BiomeBox {
+    fn from(file: BoxFile) -> Self {
+        let axes = [
+            file.temperature,
+            file.moisture,
+            file.continentalness,
+            file.erosion,
+            file.weirdness,
+        ];
+        Self {
+            biome: file.biome,
+            ranges: axes.map(|(min, max)| AxisRange::new(min, max)),
+            offset: file.offset,
+        }
+    }
+}
+
+impl From<BiomeBox> for BoxFile {
+    fn from(b: BiomeBox) -> Self {
+        let [temperature, moisture, continentalness, erosion, weirdness] =
+            b.ranges.map(|r| (r.min, r.max));
+        Self {
+            biome: b.biome,
+            temperature,
+            moisture,
+            continentalness,
+            erosion,
+            weirdness,
+            offset: b.offset,
+        }
     }
 }
 

@@ -163,7 +163,10 @@ pub(crate) fn trees_in(
         zs.extend_from_slice(&[spot.z, spot.z, spot.z + SLOPE_STEP]);
     }
     let mut density = Scratch::zeroed(xs.len());
-    generator.density().values(&xs, &zs, cache, &mut density);
+    generator.terrain_values(&xs, &zs, cache, &mut density);
+    // Nothing grows in rivers and lakes or on their banks.
+    let rivers = generator.river_points(&xs, &zs, &density);
+    let dry_bank = |k: usize| rivers.as_ref().is_none_or(|r| !r[k].wet && r[k].bank < 0.5);
     let height_scale = settings.terrain.height_scale;
     let max_gradient = trees.max_slope_degrees.to_radians().tan();
     let beach = settings.surface.beach;
@@ -173,7 +176,7 @@ pub(crate) fn trees_in(
         let gx = (density[3 * k + 1] - here) * height_scale / SLOPE_STEP;
         let gz = (density[3 * k + 2] - here) * height_scale / SLOPE_STEP;
         // Water and beach come from height alone; steep ground is left bare.
-        if here >= beach && (gx * gx + gz * gz).sqrt() <= max_gradient {
+        if here >= beach && (gx * gx + gz * gz).sqrt() <= max_gradient && dry_bank(3 * k) {
             dry.push((choice, here));
         }
     }

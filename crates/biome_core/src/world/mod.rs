@@ -12,13 +12,14 @@ mod settings;
 pub(crate) use regions::{NearestTwoRun, SiteCache};
 pub use regions::{RegionGrid, RegionId, RegionPair};
 pub use settings::{
-    Biome, BiomeTable, ClimateSettings, PresetError, RainShadow, RegionSettings, Rgb,
+    Biome, BiomeSource, BiomeTable, ClimateSettings, PresetError, RainShadow, RegionSettings, Rgb,
     SettingsError, SpeciesWeight, SurfaceSettings, TerrainSettings, TreeSettings, TreeSpecies,
     WorldSettings, limits,
 };
 pub(crate) use settings::{check_field, number_problem};
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use serde::{Deserialize, Serialize};
@@ -28,7 +29,10 @@ use crate::chunk::{
     self, ChunkCoord, ChunkData, ChunkError, ChunkLayout, HeightGrid, NodeCoord, NodeDensity,
     Stitch,
 };
-use crate::density::DensityField;
+use crate::density::{DensityField, Sites};
+use crate::multi_noise::{BiomeBoxIndex, ClimatePoint};
+use crate::rivers::{RiverCourse, RiverPoint, Rivers};
+use crate::scatter::{ScatterKind, Scattered};
 use crate::scratch::Scratch;
 use crate::trees::{self, Tree};
 use crate::tutorial::{
@@ -61,6 +65,10 @@ pub mod seed_offsets {
     pub const TREES: i64 = 7;
     /// Forest clumping noise.
     pub const FORESTS: i64 = 8;
+    /// River nodes, springs and bends.
+    pub const RIVERS: i64 = 9;
+    /// Scatter candidates (one seed per kind from here on).
+    pub const SCATTER: i64 = 12;
 }
 
 /// What covers the ground at a point, decided from height and cold before the biome.
@@ -70,6 +78,8 @@ pub enum Surface {
     DeepWater,
     /// Below sea level (0).
     ShallowWater,
+    /// Under a river or lake above sea level.
+    River,
     /// From sea level up to [`SurfaceSettings::beach`].
     Beach,
     /// Land showing its biome.
@@ -82,7 +92,10 @@ impl Surface {
     /// Whether the ground is under water.
     #[must_use]
     pub fn is_water(self) -> bool {
-        matches!(self, Surface::DeepWater | Surface::ShallowWater)
+        matches!(
+            self,
+            Surface::DeepWater | Surface::ShallowWater | Surface::River
+        )
     }
 }
 
@@ -91,8 +104,11 @@ impl Surface {
 pub struct Sample {
     /// Height in world units; 0 is sea level.
     pub height: f64,
-    /// The density stack's value (height before [`TerrainSettings::height_scale`]).
+    /// The terrain's value (height before [`TerrainSettings::height_scale`]): the density
+    /// stack's, with rivers carved into it.
     pub density: f64,
+    /// The river or lake at the point, if any.
+    pub river: RiverPoint,
     /// Temperature and moisture, each 0 to 1, with mountain chill applied.
     pub climate: Climate,
     /// Index into [`BiomeTable::biomes`] of the region the point belongs to.
@@ -140,6 +156,20 @@ pub struct WorldGenerator {
     pub(crate) forests: Simplex,
     regions: RegionGrid,
     palette: Palette,
+    biome_lookup: BiomeLookup,
+    /// The river network, shared by clones (its tile cache only saves work).
+    rivers: Option<Arc<Rivers>>,
+}
+
+/// [`BiomeSource`] compiled: how the generator picks a region's biome.
+#[derive(Clone, Debug)]
+enum BiomeLookup {
+    Table,
+    MultiNoise {
+        /// Continentalness, erosion and weirdness.
+        axes: Box<[DensityField; 3]>,
+        index: BiomeBoxIndex,
+    },
 }
 
 impl Default for WorldGenerator {
@@ -179,7 +209,23 @@ impl WorldGenerator {
             beach: surface.beach_color.to_linear(),
             snow: surface.snow_color.to_linear(),
         };
+        let biome_lookup = match &settings.biome_source {
+            BiomeSource::Table => BiomeLookup::Table,
+            BiomeSource::MultiNoise(source) => BiomeLookup::MultiNoise {
+                axes: Box::new(source.axes().map(|axis| DensityField::compile(axis, seed))),
+                index: BiomeBoxIndex::new(source.boxes.clone())?,
+            },
+        };
+        let rivers = settings.rivers.enabled.then(|| {
+            Arc::new(Rivers::new(
+                settings.rivers,
+                seed + seed_offsets::RIVERS,
+                settings.terrain.height_scale,
+            ))
+        });
         Ok(Self {
+            rivers,
+            biome_lookup,
             density: DensityField::compile(&settings.terrain.density, seed),
             heat: Simplex::new(seed + seed_offsets::HEAT),
             wet: Simplex::new(seed + seed_offsets::WET),
@@ -218,7 +264,109 @@ impl WorldGenerator {
     #[must_use]
     pub fn height_at(&self, x: f64, z: f64) -> f64 {
         let (x, z) = (clamp_coordinate(x), clamp_coordinate(z));
-        self.density.value(x, z, &self.regions) * self.settings.terrain.height_scale
+        self.terrain_value(x, z) * self.settings.terrain.height_scale
+    }
+
+    /// The terrain's value at a point inside [`limits::COORDINATE`]: the density stack's,
+    /// with the rivers carved in.
+    fn terrain_value(&self, x: f64, z: f64) -> f64 {
+        let mut value = [self.density.value(x, z, &self.regions)];
+        if let Some(rivers) = &self.rivers {
+            rivers.carve(self, &[x], &[z], &mut value);
+        }
+        value[0]
+    }
+
+    /// The terrain at every `(xs[k], zs[k])` (inside [`limits::COORDINATE`]), written to
+    /// `out`: the density stack's values with the batch paths, with the rivers carved in.
+    pub(crate) fn terrain_values(
+        &self,
+        xs: &[f64],
+        zs: &[f64],
+        sites: &dyn Sites,
+        out: &mut [f64],
+    ) {
+        self.density.values(xs, zs, sites, out);
+        if let Some(rivers) = &self.rivers {
+            rivers.carve(self, xs, zs, out);
+        }
+    }
+
+    /// What the rivers are at every `(xs[k], zs[k])` whose terrain is `terrain[k]`; `None`
+    /// without rivers (every point [`RiverPoint::DRY`]).
+    pub(crate) fn river_points(
+        &self,
+        xs: &[f64],
+        zs: &[f64],
+        terrain: &[f64],
+    ) -> Option<Vec<RiverPoint>> {
+        let rivers = self.rivers.as_ref()?;
+        let mut out = vec![RiverPoint::DRY; xs.len()];
+        rivers.points(self, xs, zs, terrain, &mut out);
+        Some(out)
+    }
+
+    /// [`WorldGenerator::river_points`] at one point.
+    fn river_point(&self, x: f64, z: f64, terrain: f64) -> RiverPoint {
+        self.river_points(&[x], &[z], &[terrain])
+            .map_or(RiverPoint::DRY, |points| points[0])
+    }
+
+    /// The raw terrain height (density units, before rivers) and the moisture of river nodes
+    /// at `(xs[k], zs[k])`: what the river network is computed from.
+    pub(crate) fn river_nodes(&self, xs: &[f64], zs: &[f64]) -> (Vec<f64>, Vec<f64>) {
+        let (xs, zs): (Vec<f64>, Vec<f64>) = xs
+            .iter()
+            .zip(zs)
+            .map(|(&x, &z)| (clamp_coordinate(x), clamp_coordinate(z)))
+            .unzip();
+        let density = self.raw_terrain(&xs, &zs);
+        let mut wet = self.climate_field(&self.wet, &xs, &zs);
+        if let Some(shifts) = self.moisture_shifts(&xs, &zs, &density) {
+            for (w, s) in wet.iter_mut().zip(shifts.iter()) {
+                *w += s;
+            }
+        }
+        let moisture = wet
+            .iter()
+            .zip(&density)
+            .map(|(&w, &d)| climate_from_noise(0.0, w, d, 0.0).moisture)
+            .collect();
+        (density, moisture)
+    }
+
+    /// The density stack's values at `(xs[k], zs[k])` (moved inside [`limits::COORDINATE`]),
+    /// before rivers carve them.
+    pub(crate) fn raw_terrain(&self, xs: &[f64], zs: &[f64]) -> Vec<f64> {
+        let xs: Vec<f64> = xs.iter().map(|&x| clamp_coordinate(x)).collect();
+        let zs: Vec<f64> = zs.iter().map(|&z| clamp_coordinate(z)).collect();
+        let mut density = vec![0.0; xs.len()];
+        self.density.values(&xs, &zs, &self.regions, &mut density);
+        density
+    }
+
+    /// Every river course whose spring lies in `[min.x, max.x) × [min.z, max.z)`: the points it
+    /// passes from its spring to the sea or a lake, and the water level at each (density
+    /// units). Empty without rivers. The work grows with the area plus the courses' reach.
+    #[must_use]
+    pub fn river_courses(&self, min: [f64; 2], max: [f64; 2]) -> Vec<RiverCourse> {
+        let Some(rivers) = &self.rivers else {
+            return Vec::new();
+        };
+        let (min, max) = (min.map(clamp_coordinate), max.map(clamp_coordinate));
+        let first = rivers.node_at(min[0], min[1]);
+        let last = rivers.node_at(max[0], max[1]);
+        rivers.courses_in(self, first, [last[0] + 1, last[1] + 1])
+    }
+
+    /// The river's or lake's water surface at `(x, z)`, world units, when the ground there lies
+    /// under one; `None` elsewhere (the sea's surface is 0).
+    #[must_use]
+    pub fn river_water_at(&self, x: f64, z: f64) -> Option<f64> {
+        let (x, z) = (clamp_coordinate(x), clamp_coordinate(z));
+        let terrain = self.terrain_value(x, z);
+        let point = self.river_point(x, z, terrain);
+        point.wet.then_some(point.surface).flatten()
     }
 
     /// Everything about `(x, z)`; every number in it is finite.
@@ -227,7 +375,8 @@ impl WorldGenerator {
         let (x, z) = (clamp_coordinate(x), clamp_coordinate(z));
         let climate_scale = self.settings.climate.scale;
         let regions = &self.settings.regions;
-        let density = self.density.value(x, z, &self.regions);
+        let density = self.terrain_value(x, z);
+        let river = self.river_point(x, z, density);
         let noise = PointNoise {
             density,
             heat: fbm(
@@ -244,7 +393,7 @@ impl WorldGenerator {
         let [wx, wz] = wobble_point(&self.wobble, x, z, regions.wobble, regions.wobble_scale);
         let pair = self.regions.nearest_two(wx, wz);
         let biomes = [pair.nearest, pair.second].map(|region| self.region_biome(region));
-        self.finish(noise, pair, biomes)
+        self.finish(noise, pair, biomes, river)
     }
 
     /// [`WorldGenerator::sample`] at every `(xs[k], zs[k])`, with the batch (SIMD) paths and one cache of
@@ -398,6 +547,26 @@ impl WorldGenerator {
         trees::trees_in(self, min, max, &cache, 1)
     }
 
+    /// Every object of `kind` scattered in `[min.x, max.x) × [min.z, max.z)`
+    /// ([`crate::scatter`]), ordered by candidate cell row, column and slot. The rectangle is
+    /// first moved inside [`limits::COORDINATE`]; the work grows with its area over the kind's
+    /// narrowest spacing squared, plus a margin of a few of its widest spacings.
+    #[must_use]
+    pub fn scatter_in_rect(
+        &self,
+        kind: ScatterKind,
+        min: [f64; 2],
+        max: [f64; 2],
+    ) -> Vec<Scattered> {
+        let (min, max) = (min.map(clamp_coordinate), max.map(clamp_coordinate));
+        crate::scatter::scatter_in(self, kind, min, max)
+    }
+
+    /// The noise that wobbles region borders.
+    pub(crate) fn wobble_noise(&self) -> &Simplex {
+        &self.wobble
+    }
+
     /// The trees of [`WorldGenerator::trees_in_rect`] whose tree-grid cell lies on every
     /// `stride`-th column and row (a subset: 1 in `stride²` spots), for far forests drawn with
     /// fewer, wider trees. The work grows with the area over `(stride × spacing)²`.
@@ -415,22 +584,59 @@ impl WorldGenerator {
     }
 
     pub(crate) fn region_biome_at(&self, [x, z]: [f64; 2]) -> usize {
+        let climate = self.site_climate(x, z);
+        match &self.biome_lookup {
+            BiomeLookup::Table => {
+                let table = &self.settings.biome_table;
+                pick_biome(
+                    climate.temperature,
+                    climate.moisture,
+                    &table.heat_limits,
+                    &table.wet_limits,
+                )
+            }
+            BiomeLookup::MultiNoise { axes, index } => {
+                let point = self.climate_point_with(climate, axes, x, z);
+                index.boxes()[index.nearest(&point)].biome
+            }
+        }
+    }
+
+    /// The climate a region site at `(x, z)` picks its biome with: the tutorial's
+    /// `climate_at`, with the rain shadow added to its moisture.
+    fn site_climate(&self, x: f64, z: f64) -> Climate {
         let density = self.density.value(x, z, &self.regions);
         let scale = self.settings.climate.scale;
-        // The tutorial's `climate_at`, with the rain shadow added to its moisture.
-        let climate = climate_from_noise(
+        climate_from_noise(
             fbm(&self.heat, x * scale, z * scale, 3, 0.5, 2.0),
             fbm(&self.wet, x * scale, z * scale, 3, 0.5, 2.0) + self.moisture_shift(x, z, density),
             density,
             self.settings.climate.chill,
-        );
-        let table = &self.settings.biome_table;
-        pick_biome(
-            climate.temperature,
-            climate.moisture,
-            &table.heat_limits,
-            &table.wet_limits,
         )
+    }
+
+    fn climate_point_with(
+        &self,
+        climate: Climate,
+        axes: &[DensityField; 3],
+        x: f64,
+        z: f64,
+    ) -> ClimatePoint {
+        let [c, e, w] = [0, 1, 2].map(|k| axes[k].value(x, z, &self.regions));
+        [climate.temperature, climate.moisture, c, e, w]
+    }
+
+    /// Under a multi-noise [`BiomeSource`], the point of its climate space a region site at
+    /// `(x, z)` would be placed with: temperature, moisture, continentalness, erosion and
+    /// weirdness ([`crate::multi_noise::AXIS_NAMES`]). `None` under the biome table, which
+    /// has only the first two.
+    #[must_use]
+    pub fn climate_point(&self, x: f64, z: f64) -> Option<ClimatePoint> {
+        let BiomeLookup::MultiNoise { axes, .. } = &self.biome_lookup else {
+            return None;
+        };
+        let (x, z) = (clamp_coordinate(x), clamp_coordinate(z));
+        Some(self.climate_point_with(self.site_climate(x, z), axes, x, z))
     }
 
     /// What the rain shadow ([`RainShadow`]) adds to the moisture at `(x, z)` before it is
@@ -487,6 +693,7 @@ impl WorldGenerator {
         noise: PointNoise,
         pair: RegionPair,
         [biome, second_biome]: [usize; 2],
+        river: RiverPoint,
     ) -> Sample {
         let climate = climate_from_noise(
             noise.heat,
@@ -495,10 +702,16 @@ impl WorldGenerator {
             self.settings.climate.chill,
         );
         let blend = blend_weight(pair.d1, pair.d2, self.settings.regions.blend_width);
-        let surface = self.surface(noise.density, climate.temperature);
+        let surface = if river.wet && noise.density >= 0.0 {
+            Surface::River
+        } else {
+            self.surface(noise.density, climate.temperature)
+        };
+        let height_scale = self.settings.terrain.height_scale;
         Sample {
-            height: noise.density * self.settings.terrain.height_scale,
+            height: noise.density * height_scale,
             density: noise.density,
+            river,
             climate,
             biome,
             second_biome,
@@ -510,12 +723,11 @@ impl WorldGenerator {
                 surface,
                 noise.density,
                 climate.temperature,
-                biome,
-                second_biome,
-                blend,
+                self.river_land(biome, second_biome, blend, river),
+                river,
             ),
             land_color: {
-                let land = self.land(biome, second_biome, blend);
+                let land = self.river_land(biome, second_biome, blend, river);
                 [land[0] as f32, land[1] as f32, land[2] as f32, 1.0]
             },
         }
@@ -536,16 +748,15 @@ impl WorldGenerator {
         }
     }
 
-    /// Ground colour: water by depth, land blended across region borders, fading into snow over a
-    /// narrow band of temperature and into sand near the beach line, so no edge is a stair-step.
+    /// Ground colour: water by depth, land (`land`) fading into snow over a narrow band of
+    /// temperature and into sand near the beach line, so no edge is a stair-step.
     fn color(
         &self,
         surface: Surface,
         density: f64,
         temperature: f64,
-        biome: usize,
-        second_biome: usize,
-        blend: f64,
+        land: [f64; 3],
+        river: RiverPoint,
     ) -> [f32; 4] {
         let s = &self.settings.surface;
         let p = &self.palette;
@@ -555,8 +766,12 @@ impl WorldGenerator {
                 let depth = (density / s.deep_water).clamp(0.0, 1.0);
                 lerp3(p.shallow_water, p.deep_water, depth)
             }
+            Surface::River => {
+                let surface = river.surface.unwrap_or(0.0) / self.settings.terrain.height_scale;
+                let depth = ((surface - density) / -s.deep_water).clamp(0.0, 1.0);
+                lerp3(p.shallow_water, p.deep_water, depth)
+            }
             Surface::Beach | Surface::Land | Surface::Snow => {
-                let land = self.land(biome, second_biome, blend);
                 let snow = smoothstep(
                     s.snow_temperature + SNOW_BAND,
                     s.snow_temperature - SNOW_BAND,
@@ -575,6 +790,20 @@ impl WorldGenerator {
     fn land(&self, biome: usize, second_biome: usize, blend: f64) -> [f64; 3] {
         let biomes = &self.palette.biomes;
         lerp3(biomes[second_biome], biomes[biome], blend)
+    }
+
+    /// [`WorldGenerator::land`] with river beds and banks in sand: what a terrain shader
+    /// shows under the river's water and along its edges.
+    fn river_land(
+        &self,
+        biome: usize,
+        second_biome: usize,
+        blend: f64,
+        river: RiverPoint,
+    ) -> [f64; 3] {
+        let land = self.land(biome, second_biome, blend);
+        let sand = if river.wet { 0.6 } else { 0.35 * river.bank };
+        lerp3(land, self.palette.beach, sand)
     }
 
     /// The climate and wobble noise of many points, with the batch paths.
@@ -627,7 +856,7 @@ impl WorldGenerator {
     /// [`WorldGenerator::sample`] at each point (the points must lie in [`limits::COORDINATE`]).
     pub(crate) fn samples(&self, xs: &[f64], zs: &[f64], cache: &SiteCache) -> Vec<Sample> {
         let mut density = Scratch::zeroed(xs.len());
-        self.density().values(xs, zs, cache, &mut density);
+        self.terrain_values(xs, zs, cache, &mut density);
         self.samples_with_density(xs, zs, &density, cache)
     }
 
@@ -662,6 +891,7 @@ impl WorldGenerator {
         mut visit: impl FnMut(usize, Sample),
     ) {
         let batch = self.batch_noise(xs, zs);
+        let rivers = self.river_points(xs, zs, density);
         let mut biomes = RegionBiomes::new(cache);
         let mut nearest = NearestTwoRun::new(cache);
         for (k, &density) in density.iter().enumerate().take(xs.len()) {
@@ -672,7 +902,8 @@ impl WorldGenerator {
                 wet: shifts.map_or(batch.wet[k], |shifts| batch.wet[k] + shifts[k]),
             };
             let regions = [pair.nearest, pair.second].map(|r| biomes.get(self, r, cache));
-            visit(k, self.finish(noise, pair, regions));
+            let river = rivers.as_ref().map_or(RiverPoint::DRY, |r| r[k]);
+            visit(k, self.finish(noise, pair, regions, river));
         }
     }
 }

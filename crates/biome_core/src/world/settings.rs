@@ -6,6 +6,9 @@ use std::ops::RangeInclusive;
 use serde::{Deserialize, Serialize};
 
 use crate::density::{DensityNode, FieldValue, Shape};
+use crate::multi_noise::{BiomeBoxIndex, MultiNoise};
+use crate::rivers::RiverSettings;
+use crate::scatter::{ScatterKind, ScatterSettings, ScatterSpacing};
 use crate::tutorial::BIOMES;
 
 /// The ranges [`WorldSettings::validate`] accepts, for sliders that must stay inside them.
@@ -75,10 +78,41 @@ pub mod limits {
     pub const RAIN_SHADOW_REACH: RangeInclusive<f64> = 1.0..=100_000.0;
     /// Upwind points a rain shadow reads.
     pub const RAIN_SHADOW_STEPS: RangeInclusive<u32> = 1..=32;
+    /// River node spacing, world units.
+    pub const RIVER_SPACING: RangeInclusive<f64> = 16.0..=4096.0;
+    /// Chance that a node which may be a spring is one.
+    pub const RIVER_SPRINGS: RangeInclusive<f64> = 0.0..=1.0;
+    /// Height of springs above the sea, world units.
+    pub const SPRING_HEIGHT: RangeInclusive<f64> = 0.0..=10_000.0;
+    /// Moisture springs need.
+    pub const DRY_MOISTURE: RangeInclusive<f64> = 0.0..=1.0;
+    /// Nodes a spring's course may run.
+    pub const RIVER_LENGTH: RangeInclusive<u32> = 1..=64;
+    /// Width of a one-spring river, world units (at most an eighth of the node spacing).
+    pub const RIVER_WIDTH: RangeInclusive<f64> = 0.5..=200.0;
+    /// Depth of river channels, world units.
+    pub const RIVER_DEPTH: RangeInclusive<f64> = 0.05..=100.0;
+    /// Radius of a one-spring lake, world units (at most a quarter of the node spacing).
+    pub const LAKE_RADIUS: RangeInclusive<f64> = 1.0..=1000.0;
+    /// Reach of valley walls beyond the banks, world units.
+    pub const VALLEY_WIDTH: RangeInclusive<f64> = 1.0..=2000.0;
+    /// Rise of valley walls per unit of distance.
+    pub const VALLEY_SLOPE: RangeInclusive<f64> = 0.05..=10.0;
+    /// Height of river banks, world units.
+    pub const BANK_HEIGHT: RangeInclusive<f64> = 0.0..=50.0;
+    /// How far courses bend between nodes, as a share of the spacing.
+    pub const MEANDER: RangeInclusive<f64> = 0.0..=0.45;
+    /// Scatter spacing, world units.
+    pub const SCATTER_SPACING: RangeInclusive<f64> = 0.5..=1000.0;
+    /// How many times its narrowest spacing a kind's widest may be, over all biomes: a
+    /// candidate looks this many narrow cells around for conflicts.
+    pub const SCATTER_SPREAD: f64 = 8.0;
     /// Biome-table thresholds.
     pub const THRESHOLD: RangeInclusive<f64> = 0.0..=1.0;
     /// Thresholds per biome-table axis.
     pub const MAX_THRESHOLDS: usize = 8;
+    /// Biomes in one world: as many as the largest table holds.
+    pub const MAX_BIOMES: usize = (MAX_THRESHOLDS + 1) * (MAX_THRESHOLDS + 1);
     /// Trees per candidate spot in a biome.
     pub const TREE_DENSITY: RangeInclusive<f64> = 0.0..=1.0;
     /// Species weights.
@@ -216,6 +250,10 @@ pub struct Biome {
     pub tree_density: f64,
     /// The species that grow here and their shares.
     pub trees: Vec<SpeciesWeight>,
+    /// The rocks, bushes and grass scattered here, each kind at most once, with its spacing
+    /// ([`crate::scatter`]); none when left out.
+    #[serde(default)]
+    pub scatter: Vec<ScatterSpacing>,
 }
 
 /// The height field.
@@ -332,6 +370,22 @@ pub struct BiomeTable {
     pub biomes: Vec<Biome>,
 }
 
+/// How a region's biome is picked from the climate at its site.
+#[cfg_attr(feature = "bevy_reflect", derive(bevy_reflect::Reflect))]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[expect(
+    clippy::large_enum_variant,
+    reason = "settings are built and cloned rarely; a box would cost reflection and presets a layer"
+)]
+pub enum BiomeSource {
+    /// The biome table's thresholds: temperature picks the row, moisture the column (the
+    /// tutorial's Lab #3).
+    #[default]
+    Table,
+    /// The biome box the site's climate point fits best, over five climate axes.
+    MultiNoise(MultiNoise),
+}
+
 /// Voronoi regions with wobbled, blended borders, as in the tutorial's Lab #4.
 #[cfg_attr(feature = "bevy_reflect", derive(bevy_reflect::Reflect))]
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -403,11 +457,17 @@ pub struct WorldSettings {
     pub terrain: TerrainSettings,
     /// Temperature and moisture.
     pub climate: ClimateSettings,
-    /// The biome table.
+    /// The biomes, and the table that picks them by temperature and moisture.
     #[serde(alias = "biomes")]
     pub biome_table: BiomeTable,
+    /// What picks a region's biome: the table (the default) or a multi-noise source.
+    pub biome_source: BiomeSource,
     /// Regions and their borders.
     pub regions: RegionSettings,
+    /// Rivers and lakes (off by default).
+    pub rivers: RiverSettings,
+    /// Rocks, bushes and grass (the biomes say what and how far apart).
+    pub scatter: ScatterSettings,
     /// Water, beaches and snow.
     pub surface: SurfaceSettings,
     /// Trees.
@@ -495,8 +555,9 @@ impl Default for BiomeTable {
                     .iter()
                     .map(|&(species, weight)| SpeciesWeight { species, weight })
                     .collect(),
+                scatter: Vec::new(),
             };
-        let biomes = vec![
+        let mut biomes = vec![
             biome(BIOMES[0], Rgb(146, 154, 126), 0.02, &[(SnowyConifer, 1.0)]),
             biome(
                 BIOMES[1],
@@ -527,6 +588,44 @@ impl Default for BiomeTable {
                 &[(Broadleaf, 3.0), (Palm, 1.0)],
             ),
         ];
+        // Rocks, bushes and grass, each spacing in world units.
+        let scatter: [&[(ScatterKind, f64)]; 9] = [
+            &[(ScatterKind::Rock, 7.0), (ScatterKind::Grass, 4.0)],
+            &[
+                (ScatterKind::Rock, 12.0),
+                (ScatterKind::Bush, 6.0),
+                (ScatterKind::Grass, 4.0),
+            ],
+            &[(ScatterKind::Rock, 12.0), (ScatterKind::Bush, 9.0)],
+            &[
+                (ScatterKind::Rock, 24.0),
+                (ScatterKind::Bush, 14.0),
+                (ScatterKind::Grass, 2.5),
+            ],
+            &[
+                (ScatterKind::Rock, 16.0),
+                (ScatterKind::Bush, 4.5),
+                (ScatterKind::Grass, 3.5),
+            ],
+            &[(ScatterKind::Bush, 5.0), (ScatterKind::Grass, 2.5)],
+            &[(ScatterKind::Rock, 9.0), (ScatterKind::Bush, 20.0)],
+            &[
+                (ScatterKind::Rock, 20.0),
+                (ScatterKind::Bush, 10.0),
+                (ScatterKind::Grass, 2.8),
+            ],
+            &[
+                (ScatterKind::Rock, 18.0),
+                (ScatterKind::Bush, 3.5),
+                (ScatterKind::Grass, 4.0),
+            ],
+        ];
+        for (biome, list) in biomes.iter_mut().zip(scatter) {
+            biome.scatter = list
+                .iter()
+                .map(|&(kind, spacing)| ScatterSpacing { kind, spacing })
+                .collect();
+        }
         Self {
             heat_limits: vec![0.4, 0.6],
             wet_limits: vec![0.4, 0.6],
@@ -582,7 +681,10 @@ impl Default for WorldSettings {
             terrain: TerrainSettings::default(),
             climate: ClimateSettings::default(),
             biome_table: BiomeTable::default(),
+            biome_source: BiomeSource::default(),
             regions: RegionSettings::default(),
+            rivers: RiverSettings::default(),
+            scatter: ScatterSettings::default(),
             surface: SurfaceSettings::default(),
             trees: TreeSettings::default(),
         }
@@ -783,7 +885,15 @@ impl WorldSettings {
                 check.int_range("steps", shadow.steps, &limits::RAIN_SHADOW_STEPS)
             })
         })?;
-        check.nested("biome_table", |check| self.biome_table.check(check))?;
+        let table_picks = matches!(self.biome_source, BiomeSource::Table);
+        check.nested("biome_table", |check| {
+            self.biome_table.check(check, table_picks)
+        })?;
+        if let BiomeSource::MultiNoise(source) = &self.biome_source {
+            check.nested("biome_source", |check| {
+                source.check(check, self.biome_table.biomes.len())
+            })?;
+        }
         check.nested("regions", |check| {
             let r = &self.regions;
             check.range("cell_size", r.cell_size, &limits::CELL_SIZE)?;
@@ -791,6 +901,23 @@ impl WorldSettings {
             check.range("wobble", r.wobble, &limits::WOBBLE)?;
             check.range("wobble_scale", r.wobble_scale, &limits::SCALE)?;
             check.range("blend_width", r.blend_width, &limits::BLEND_WIDTH)
+        })?;
+        check.nested("rivers", |check| self.rivers.check(check))?;
+        check.nested("scatter", |check| {
+            let s = &self.scatter;
+            check.range("max_slope_degrees", s.max_slope_degrees, &limits::MAX_SLOPE)?;
+            check.range("min_scale", s.min_scale, &limits::TREE_SCALE)?;
+            check.range("max_scale", s.max_scale, &limits::TREE_SCALE)?;
+            if s.min_scale > s.max_scale {
+                return check.fail(
+                    "min_scale",
+                    format!(
+                        "must not exceed max_scale ({} > {})",
+                        s.min_scale, s.max_scale
+                    ),
+                );
+            }
+            Ok(())
         })?;
         check.nested("surface", |check| {
             let s = &self.surface;
@@ -908,10 +1035,22 @@ impl BiomeTable {
         (self.heat_limits.len() + 1) * (self.wet_limits.len() + 1)
     }
 
-    fn check(&self, check: &mut Check) -> Checked {
+    /// `table_picks`: whether the table picks biomes (else a multi-noise source does, and the
+    /// list may hold any number of biomes up to [`limits::MAX_BIOMES`]).
+    fn check(&self, check: &mut Check, table_picks: bool) -> Checked {
         check.ascending("heat_limits", &self.heat_limits)?;
         check.ascending("wet_limits", &self.wet_limits)?;
-        if self.biomes.len() != self.expected_len() {
+        if !table_picks && !(1..=limits::MAX_BIOMES).contains(&self.biomes.len()) {
+            return check.fail(
+                "biomes",
+                format!(
+                    "must list 1 to {} biomes (got {})",
+                    limits::MAX_BIOMES,
+                    self.biomes.len()
+                ),
+            );
+        }
+        if table_picks && self.biomes.len() != self.expected_len() {
             return check.fail(
                 "biomes",
                 format!(
@@ -936,8 +1075,122 @@ impl BiomeTable {
                         &limits::SPECIES_WEIGHT,
                     )?;
                 }
+                for (k, entry) in biome.scatter.iter().enumerate() {
+                    check.range(
+                        &format!("scatter[{k}].spacing"),
+                        entry.spacing,
+                        &limits::SCATTER_SPACING,
+                    )?;
+                    if biome.scatter[..k].iter().any(|e| e.kind == entry.kind) {
+                        return check.fail(
+                            &format!("scatter[{k}].kind"),
+                            format!("lists {:?} a second time", entry.kind),
+                        );
+                    }
+                }
                 Ok(())
             })?;
+        }
+        // A kind's widest spacing stays within a few of its narrowest.
+        for kind in ScatterKind::ALL {
+            let spacings = self.biomes.iter().enumerate().flat_map(|(i, b)| {
+                b.scatter
+                    .iter()
+                    .enumerate()
+                    .filter(move |(_, s)| s.kind == kind)
+                    .map(move |(k, s)| (i, k, s.spacing))
+            });
+            let narrowest = spacings
+                .clone()
+                .map(|(.., s)| s)
+                .fold(f64::INFINITY, f64::min);
+            if let Some((i, k, widest)) = spacings.max_by(|a, b| a.2.total_cmp(&b.2))
+                && widest > narrowest * limits::SCATTER_SPREAD
+            {
+                return check.fail(
+                    &format!("biomes[{i}].scatter[{k}].spacing"),
+                    format!(
+                        "{kind:?} spacing must be at most {} times its narrowest, {narrowest} \
+                         (got {widest})",
+                        limits::SCATTER_SPREAD
+                    ),
+                );
+            }
+        }
+        Ok(())
+    }
+}
+
+impl MultiNoise {
+    /// Checks the axis graphs and the boxes, which must name biomes of a list of `biomes`.
+    fn check(&self, check: &mut Check, biomes: usize) -> Checked {
+        let names = crate::multi_noise::AXIS_NAMES;
+        for (axis, name) in self.axes().into_iter().zip(&names[2..]) {
+            axis.check_at(&check.field(name))?;
+        }
+        if let Err(error) = BiomeBoxIndex::new(self.boxes.clone()) {
+            return check.fail(&error.field, error.reason);
+        }
+        for (i, b) in self.boxes.iter().enumerate() {
+            if b.biome >= biomes {
+                return check.fail(
+                    &format!("boxes[{i}].biome"),
+                    format!(
+                        "must name one of the {biomes} biomes, 0 to {} (got {})",
+                        biomes - 1,
+                        b.biome
+                    ),
+                );
+            }
+        }
+        Ok(())
+    }
+}
+
+impl RiverSettings {
+    fn check(&self, check: &mut Check) -> Checked {
+        check.range("spacing", self.spacing, &limits::RIVER_SPACING)?;
+        check.range("springs", self.springs, &limits::RIVER_SPRINGS)?;
+        check.range("spring_height", self.spring_height, &limits::SPRING_HEIGHT)?;
+        check.range("dry_moisture", self.dry_moisture, &limits::DRY_MOISTURE)?;
+        check.int_range("max_length", self.max_length, &limits::RIVER_LENGTH)?;
+        check.range("width", self.width, &limits::RIVER_WIDTH)?;
+        check.range("depth", self.depth, &limits::RIVER_DEPTH)?;
+        check.range("lake_radius", self.lake_radius, &limits::LAKE_RADIUS)?;
+        check.range("valley_width", self.valley_width, &limits::VALLEY_WIDTH)?;
+        check.range("valley_slope", self.valley_slope, &limits::VALLEY_SLOPE)?;
+        check.range("bank_height", self.bank_height, &limits::BANK_HEIGHT)?;
+        check.range("meander", self.meander, &limits::MEANDER)?;
+        // Rivers and lakes stay near their nodes, so a tile of the network is small.
+        if self.width > self.spacing / 8.0 {
+            return check.fail(
+                "width",
+                format!(
+                    "must be at most spacing / 8 = {} (got {})",
+                    self.spacing / 8.0,
+                    self.width
+                ),
+            );
+        }
+        if self.lake_radius > self.spacing / 4.0 {
+            return check.fail(
+                "lake_radius",
+                format!(
+                    "must be at most spacing / 4 = {} (got {})",
+                    self.spacing / 4.0,
+                    self.lake_radius
+                ),
+            );
+        }
+        if self.valley_width > 4.0 * self.spacing {
+            return check.fail(
+                "valley_width",
+                format!(
+                    "must be at most 4 × spacing = {} (got {})",
+                    4.0 * self.spacing,
+                    self.valley_width
+                ),
+            );
         }
         Ok(())
     }

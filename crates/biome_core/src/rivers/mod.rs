@@ -1,0 +1,988 @@
+//! Rivers and lakes, carved into the terrain as a pure function of position and seed.
+//!
+//! **The rule.** The world is read on a coarse grid of *river nodes* (one per `spacing` cell,
+//! jittered), each with the terrain's height there (before rivers) and its moisture. Water runs
+//! from a node to the neighbour (of eight) it falls to most steeply, judged on the heights
+//! averaged over each node's 3 × 3 block, so small bumps do not stop it. It stops in the sea (a
+//! node below sea level) or in a lake (a node no neighbour lies below). A node is a *spring*
+//! when it stands `spring_height` above the sea, its moisture reaches `dry_moisture` (so deserts
+//! have none), a per-node draw falls under `springs`, and its course reaches the sea or a lake
+//! within `max_length` nodes; courses that would end on a hillside are not rivers. Every node
+//! on a course gets the water level of the lowest ground the course crossed so far (the least
+//! over every course through it), so water levels never rise downstream: a river's bed and
+//! surface descend monotonically from spring to mouth, and where the ground rises in the way
+//! the river cuts a gorge through it. A river is as wide as the springs feeding it say (and
+//! narrower where the land is dry), meanders between its nodes, and ends in a round lake at
+//! its last node (or runs into the sea).
+//!
+//! **The carve.** Each stretch of river (and each lake) sets, near it, a ceiling on the ground
+//! (its channel, then valley walls rising at `valley_slope` out to `valley_width`) and a floor
+//! (the channel's bed, then a bank `bank_height` above the water): the terrain is the ground
+//! clamped between the lowest ceiling and the highest floor, where floors give way to the
+//! ceiling inside channels so no bank dams another river. Ceilings and floors rise (and fall)
+//! steeply at the edge of their reach, so the carve is continuous everywhere: chunks and levels
+//! of detail join exactly.
+//!
+//! **Locality.** Whether a river passes a point depends only on springs within `max_length`
+//! nodes of it, and their courses on nodes within twice that: a fixed neighbourhood. The nodes
+//! and the rivers near them are computed for square tiles of nodes and kept in a cache the
+//! world's clones share; the cache only saves work (a tile is the same whoever computes it).
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::{Arc, Mutex};
+
+use serde::{Deserialize, Serialize};
+
+use crate::hash::{hash_cell, unit};
+use crate::world::{WorldGenerator, smoothstep};
+
+/// Rivers and lakes (off by default, so the tutorial's numbers stay exact). See the module
+/// docs for the rule they follow.
+#[cfg_attr(feature = "bevy_reflect", derive(bevy_reflect::Reflect))]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RiverSettings {
+    /// Whether the world has rivers and lakes.
+    pub enabled: bool,
+    /// Width of the cells of the river-node grid, world units: the length of a river's
+    /// straight stretches between bends of its course.
+    pub spacing: f64,
+    /// Chance (0 to 1) that a node which may be a spring is one.
+    pub springs: f64,
+    /// Springs stand at least this high above the sea, world units.
+    pub spring_height: f64,
+    /// Springs need at least this moisture (0 to 1): deserts and dry steppe have none, and
+    /// rivers crossing them narrow.
+    pub dry_moisture: f64,
+    /// A spring's course must reach the sea or a lake within this many nodes.
+    pub max_length: u32,
+    /// Width of a river fed by one spring, world units; it grows with the springs upstream
+    /// (about as their count to the power 0.4, at most 4 times).
+    pub width: f64,
+    /// Depth of a river's channel below its water, world units (deeper downstream).
+    pub depth: f64,
+    /// Radius of a lake fed by one spring, world units (at most twice this).
+    pub lake_radius: f64,
+    /// How far beyond its banks a river's valley walls reach, world units.
+    pub valley_width: f64,
+    /// Rise of the valley walls per unit of distance.
+    pub valley_slope: f64,
+    /// Height of the banks above the water, world units: they hold the river in where it
+    /// crosses a slope.
+    pub bank_height: f64,
+    /// How far a course bends between its nodes, as a share of `spacing` (0 runs straight).
+    pub meander: f64,
+}
+
+impl Default for RiverSettings {
+    fn default() -> Self {
+        Self {
+            enabled: false,
+            spacing: 160.0,
+            springs: 0.22,
+            spring_height: 6.0,
+            dry_moisture: 0.4,
+            max_length: 32,
+            width: 5.0,
+            depth: 1.6,
+            lake_radius: 18.0,
+            valley_width: 60.0,
+            valley_slope: 0.5,
+            bank_height: 0.6,
+            meander: 0.22,
+        }
+    }
+}
+
+/// Nodes along each side of a tile.
+const TILE: i64 = 16;
+/// Straight pieces a course is drawn with between two nodes.
+const PIECES: usize = 6;
+/// Most springs a river's width grows with.
+const MAX_WIDTH_FACTOR: f64 = 4.0;
+/// Most a lake's radius grows.
+const MAX_LAKE_FACTOR: f64 = 2.0;
+/// How much deeper than a river a lake is.
+const LAKE_DEPTH: f64 = 2.0;
+/// Tiles a cache keeps before it starts again.
+const CACHE_TILES: usize = 2048;
+
+/// The salt of each per-node draw.
+mod draw {
+    use crate::hash::salt;
+    pub(super) const X: u64 = salt::RIVER_X;
+    pub(super) const Z: u64 = salt::RIVER_Z;
+    pub(super) const SPRING: u64 = salt::RIVER_SPRING;
+    pub(super) const MEANDER: u64 = salt::RIVER_MEANDER;
+}
+
+/// What rivers and lakes are at one point.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RiverPoint {
+    /// The water surface of the river or lake whose channel lies within one half width of the
+    /// point, world units (the lowest, where channels meet), whether or not the ground here is
+    /// below it: renderers draw water over the points that have one.
+    pub surface: Option<f64>,
+    /// Whether the point lies in a channel or lake with its ground below the water.
+    pub wet: bool,
+    /// How much of a river bank the point is, 0 to 1 (1 at the water's edge), for colours.
+    pub bank: f64,
+}
+
+impl RiverPoint {
+    /// No river near.
+    pub const DRY: Self = Self {
+        surface: None,
+        wet: false,
+        bank: 0.0,
+    };
+}
+
+/// Every element near a point, summed up: the lowest ceiling and highest floor, how far inside a
+/// channel it is, the water over it and near it (density units), and how near a water's edge
+/// it is (in half widths).
+struct Survey {
+    /// The lowest channel bed kept from other valleys' walls.
+    bed: f64,
+    ceiling: f64,
+    floor: f64,
+    inside: f64,
+    water: f64,
+    level: f64,
+    edge: f64,
+}
+
+/// A river course as the network holds it: the world points it passes from its spring to its
+/// end, with the water level at each (density units), for tests and tools that trace rivers.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RiverCourse {
+    /// `(x, z)` world points from the spring down, every bend included.
+    pub points: Vec<[f64; 2]>,
+    /// The water level at each point, density units, never rising.
+    pub levels: Vec<f64>,
+    /// Whether it ends in the sea (else in a lake).
+    pub reaches_sea: bool,
+}
+
+/// One stretch of river (or a lake, when `a == b`) with what it does to the ground around it.
+#[derive(Clone, Copy, Debug)]
+struct Element {
+    a: [f64; 2],
+    b: [f64; 2],
+    /// Water levels at `a` and `b`, density units.
+    wa: f64,
+    wb: f64,
+    half_width: f64,
+    /// Channel depth, density units.
+    depth: f64,
+    /// Beyond this distance from its centre line it does nothing.
+    reach: f64,
+}
+
+impl Element {
+    /// The distance from `p` to the centre line, and the water level at the nearest point.
+    #[inline]
+    fn locate(&self, p: [f64; 2]) -> (f64, f64) {
+        let (ex, ez) = (self.b[0] - self.a[0], self.b[1] - self.a[1]);
+        let (px, pz) = (p[0] - self.a[0], p[1] - self.a[1]);
+        let length = ex * ex + ez * ez;
+        let t = if length > 0.0 {
+            ((px * ex + pz * ez) / length).clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        let (dx, dz) = (px - t * ex, pz - t * ez);
+        (
+            (dx * dx + dz * dz).sqrt(),
+            self.wa + (self.wb - self.wa) * t,
+        )
+    }
+
+    fn bounds(&self) -> [f64; 4] {
+        [
+            self.a[0].min(self.b[0]) - self.reach,
+            self.a[1].min(self.b[1]) - self.reach,
+            self.a[0].max(self.b[0]) + self.reach,
+            self.a[1].max(self.b[1]) + self.reach,
+        ]
+    }
+}
+
+/// [`RiverSettings`] in the units the carve works in (density units for heights), with what
+/// the terrain's bounds say about how steeply ceilings and floors must leave.
+#[derive(Clone, Copy, Debug)]
+struct Params {
+    settings: RiverSettings,
+    seed: i64,
+    /// World units per density unit.
+    height_scale: f64,
+    spring_height: f64,
+    depth: f64,
+    bank: f64,
+    /// Valley wall rise, density units per world unit.
+    slope: f64,
+    /// The band at the edge of an element's reach over which its ceiling and floor give way to
+    /// the ground.
+    fade: f64,
+    /// Nodes beyond a tile whose rivers can reach into it.
+    margin: i64,
+}
+
+impl Params {
+    fn new(settings: RiverSettings, seed: i64, height_scale: f64) -> Self {
+        let depth = settings.depth / height_scale;
+        let bank = settings.bank_height / height_scale;
+        let widest =
+            (0.5 * settings.width * MAX_WIDTH_FACTOR).max(settings.lake_radius * MAX_LAKE_FACTOR);
+        let reach = widest + settings.valley_width + settings.meander * settings.spacing;
+        Self {
+            settings,
+            seed,
+            height_scale,
+            spring_height: settings.spring_height / height_scale,
+            depth,
+            bank,
+            slope: settings.valley_slope / height_scale,
+            fade: settings.valley_width / 2.0,
+            margin: (reach / settings.spacing).ceil() as i64 + 1,
+        }
+    }
+
+    /// Where node `(i, j)` stands.
+    fn node(&self, i: i64, j: i64) -> [f64; 2] {
+        let s = &self.settings;
+        let jitter = |salt| unit(hash_cell(self.seed, i, j, salt)) - 0.5;
+        [
+            (i as f64 + 0.5 + 0.5 * jitter(draw::X)) * s.spacing,
+            (j as f64 + 0.5 + 0.5 * jitter(draw::Z)) * s.spacing,
+        ]
+    }
+
+    /// How much of its width a river or lake keeps at `moisture`: dry land narrows it to 30%
+    /// (it carries on to the sea, thinner).
+    fn wetness(&self, moisture: f64) -> f64 {
+        let dry = self.settings.dry_moisture;
+        0.3 + 0.7 * smoothstep(dry - 0.15, dry + 0.05, moisture)
+    }
+
+    fn half_width(&self, flow: u32, moisture: f64) -> f64 {
+        0.5 * self.settings.width
+            * f64::from(flow).powf(0.4).min(MAX_WIDTH_FACTOR)
+            * self.wetness(moisture)
+    }
+
+    fn lake_radius(&self, inflow: u32, moisture: f64) -> f64 {
+        self.settings.lake_radius
+            * f64::from(inflow).sqrt().min(MAX_LAKE_FACTOR)
+            * self.wetness(moisture)
+    }
+
+    fn river_depth(&self, flow: u32) -> f64 {
+        self.depth * (0.6 + 0.4 * f64::from(flow).sqrt()).min(MAX_WIDTH_FACTOR)
+    }
+
+    fn element(
+        &self,
+        a: [f64; 2],
+        b: [f64; 2],
+        wa: f64,
+        wb: f64,
+        half_width: f64,
+        depth: f64,
+    ) -> Element {
+        Element {
+            a,
+            b,
+            wa,
+            wb,
+            half_width,
+            depth,
+            reach: half_width + self.settings.valley_width,
+        }
+    }
+
+    /// What `element` does at `d` from its centre line where its water stands at `w` and the
+    /// ground at `ground` ([`Shape`]). Over the last `fade` of its reach its ceiling and floor
+    /// give way to the ground, so an element ends without a step.
+    #[inline]
+    fn shape(&self, e: &Element, d: f64, w: f64, ground: f64) -> Shape {
+        let hw = e.half_width;
+        if d < hw {
+            let u = d / hw;
+            let bed = w - e.depth * (1.0 - u * u);
+            let inside = ((1.0 - u) * 2.0).min(1.0);
+            return Shape {
+                ceiling: bed,
+                floor: bed,
+                inside,
+                bed,
+            };
+        }
+        let out = d - hw;
+        let ceiling = w + self.slope * out;
+        // Banks rise to their height over one half width, then fall as the valley walls rise;
+        // near the sea they give way (no causeways out to sea).
+        let crest = self.bank * (out / hw).min(1.0) - self.slope * (out - hw).max(0.0);
+        let near_sea = 1.0 - smoothstep(0.0, 2.0 * e.depth, w);
+        let floor = w + crest - near_sea * (self.bank + 1.0) * (out / hw).min(1.0);
+        let give = smoothstep(e.reach - self.fade, e.reach, d);
+        Shape {
+            ceiling: ceiling + (ground - ceiling).max(0.0) * give,
+            floor: floor - (floor - ground).max(0.0) * give,
+            inside: 0.0,
+            bed: f64::INFINITY,
+        }
+    }
+}
+
+/// What one element does to the ground at a point: the most the ground may be (its channel,
+/// then its valley walls), the least (its bed, then its banks), how far inside its channel the
+/// point is (0 at the edge, 1 in its middle half), and the bed it keeps other rivers' valley
+/// walls from cutting (none outside its channel).
+struct Shape {
+    ceiling: f64,
+    floor: f64,
+    inside: f64,
+    bed: f64,
+}
+
+/// The raw height and moisture of a tile of river nodes.
+struct NodeTile {
+    height: Vec<f64>,
+    moisture: Vec<f64>,
+}
+
+/// The river elements that reach into one tile, binned for lookups.
+struct RiverTile {
+    elements: Vec<Element>,
+    /// The tile's corner and bin width, world units.
+    origin: [f64; 2],
+    bin: f64,
+    /// Element indices per bin, row by row: `bins[starts[k]..starts[k + 1]]`.
+    starts: Vec<u32>,
+    bins: Vec<u32>,
+}
+
+/// Bins along each side of a river tile.
+const BINS: usize = 32;
+
+impl RiverTile {
+    fn new(elements: Vec<Element>, origin: [f64; 2], size: f64) -> Self {
+        let bin = size / BINS as f64;
+        let mut lists: Vec<Vec<u32>> = vec![Vec::new(); BINS * BINS];
+        let cell = |v: f64, o: f64| (((v - o) / bin).floor().max(0.0) as usize).min(BINS - 1);
+        for (k, e) in elements.iter().enumerate() {
+            let [x0, z0, x1, z1] = e.bounds();
+            if x1 < origin[0] || z1 < origin[1] || x0 >= origin[0] + size || z0 >= origin[1] + size
+            {
+                continue;
+            }
+            for j in cell(z0, origin[1])..=cell(z1, origin[1]) {
+                for i in cell(x0, origin[0])..=cell(x1, origin[0]) {
+                    lists[j * BINS + i].push(k as u32);
+                }
+            }
+        }
+        let mut starts = Vec::with_capacity(BINS * BINS + 1);
+        let mut bins = Vec::new();
+        for list in lists {
+            starts.push(bins.len() as u32);
+            bins.extend(list);
+        }
+        starts.push(bins.len() as u32);
+        Self {
+            elements,
+            origin,
+            bin,
+            starts,
+            bins,
+        }
+    }
+
+    fn near(&self, p: [f64; 2]) -> impl Iterator<Item = &Element> {
+        let cell = |v: f64, o: f64| (((v - o) / self.bin).floor().max(0.0) as usize).min(BINS - 1);
+        let k = cell(p[1], self.origin[1]) * BINS + cell(p[0], self.origin[0]);
+        let range = self.starts[k] as usize..self.starts[k + 1] as usize;
+        self.bins[range].iter().map(|&i| &self.elements[i as usize])
+    }
+}
+
+/// A square of nodes assembled from node tiles, with every value the network needs there.
+struct Window {
+    /// Node index of the first column and row.
+    i0: i64,
+    j0: i64,
+    side: i64,
+    height: Vec<f64>,
+    moisture: Vec<f64>,
+    /// Heights averaged over each node's 3 × 3 block (the edge ring keeps its own).
+    routing: Vec<f64>,
+}
+
+impl Window {
+    /// The node at window index `k`.
+    fn node(&self, k: usize) -> [i64; 2] {
+        [
+            self.i0 + k as i64 % self.side,
+            self.j0 + k as i64 / self.side,
+        ]
+    }
+
+    fn index(&self, i: i64, j: i64) -> Option<usize> {
+        let (di, dj) = (i - self.i0, j - self.j0);
+        ((0..self.side).contains(&di) && (0..self.side).contains(&dj))
+            .then(|| (dj * self.side + di) as usize)
+    }
+}
+
+/// The rivers of a window: each course from its spring (window indices) and how it ends, and
+/// per node its water level, the courses leaving it, the courses ending in it (a lake) and,
+/// where courses leave, the bends of its edge.
+struct Network {
+    window: Window,
+    courses: Vec<(Vec<usize>, Flow)>,
+    level: Vec<f64>,
+    flow: Vec<u32>,
+    lakes: Vec<u32>,
+    bends: HashMap<usize, Bend>,
+}
+
+/// The course of one edge: its bends, the ground at the ones between its ends (density units,
+/// before rivers) and the water level at each, never rising.
+struct Bend {
+    to: usize,
+    points: [[f64; 2]; PIECES + 1],
+    ground: [f64; PIECES - 1],
+    levels: [f64; PIECES + 1],
+}
+
+/// Where water at a node goes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Flow {
+    /// To the node at this window index.
+    Down(usize),
+    /// Into the sea: the node is below sea level.
+    Sea,
+    /// Nowhere lower: a lake.
+    Lake,
+    /// Past the window's edge (never for nodes a course may reach).
+    Unknown,
+}
+
+/// The river network of a world: its parameters, and the tiles computed so far.
+pub(crate) struct Rivers {
+    params: Params,
+    nodes: Mutex<HashMap<[i64; 2], Arc<NodeTile>>>,
+    tiles: Mutex<HashMap<[i64; 2], Arc<RiverTile>>>,
+}
+
+impl fmt::Debug for Rivers {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Rivers")
+            .field("settings", &self.params.settings)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Takes `key`'s value from `cache`, or makes it (outside the lock) and keeps it.
+fn cached<T>(
+    cache: &Mutex<HashMap<[i64; 2], Arc<T>>>,
+    key: [i64; 2],
+    make: impl FnOnce() -> T,
+) -> Arc<T> {
+    if let Some(found) = cache.lock().expect("river cache").get(&key) {
+        return found.clone();
+    }
+    let made = Arc::new(make());
+    let mut cache = cache.lock().expect("river cache");
+    if cache.len() >= CACHE_TILES {
+        cache.clear();
+    }
+    cache.entry(key).or_insert(made).clone()
+}
+
+impl Rivers {
+    /// The network of `settings` (enabled) for a world of `seed` whose terrain, in density
+    /// units, lies in `terrain`.
+    pub(crate) fn new(settings: RiverSettings, seed: i64, height_scale: f64) -> Self {
+        Self {
+            params: Params::new(settings, seed, height_scale),
+            nodes: Mutex::new(HashMap::new()),
+            tiles: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn tile_size(&self) -> f64 {
+        TILE as f64 * self.params.settings.spacing
+    }
+
+    fn tile_of(&self, x: f64, z: f64) -> [i64; 2] {
+        let size = self.tile_size();
+        [(x / size).floor() as i64, (z / size).floor() as i64]
+    }
+
+    fn node_tile(&self, world: &WorldGenerator, key: [i64; 2]) -> Arc<NodeTile> {
+        cached(&self.nodes, key, || {
+            let count = (TILE * TILE) as usize;
+            let (mut xs, mut zs) = (Vec::with_capacity(count), Vec::with_capacity(count));
+            for j in 0..TILE {
+                for i in 0..TILE {
+                    let [x, z] = self.params.node(key[0] * TILE + i, key[1] * TILE + j);
+                    xs.push(x);
+                    zs.push(z);
+                }
+            }
+            let (height, moisture) = world.river_nodes(&xs, &zs);
+            NodeTile { height, moisture }
+        })
+    }
+
+    /// The nodes from `(i0, j0)`, `side` a side.
+    fn window(&self, world: &WorldGenerator, i0: i64, j0: i64, side: i64) -> Window {
+        let n = (side * side) as usize;
+        let (mut height, mut moisture) = (vec![0.0; n], vec![0.0; n]);
+        let tiles = |v: i64| v.div_euclid(TILE)..=(v + side - 1).div_euclid(TILE);
+        for tj in tiles(j0) {
+            for ti in tiles(i0) {
+                let tile = self.node_tile(world, [ti, tj]);
+                for lj in 0..TILE {
+                    for li in 0..TILE {
+                        let (di, dj) = (ti * TILE + li - i0, tj * TILE + lj - j0);
+                        if (0..side).contains(&di) && (0..side).contains(&dj) {
+                            let (to, from) = ((dj * side + di) as usize, (lj * TILE + li) as usize);
+                            height[to] = tile.height[from];
+                            moisture[to] = tile.moisture[from];
+                        }
+                    }
+                }
+            }
+        }
+        let mut routing = height.clone();
+        for dj in 1..side - 1 {
+            for di in 1..side - 1 {
+                let mut sum = 0.0;
+                for (oi, oj) in NEIGHBOURS.iter().chain(&[(0, 0)]) {
+                    sum += height[((dj + oj) * side + di + oi) as usize];
+                }
+                routing[(dj * side + di) as usize] = sum / 9.0;
+            }
+        }
+        Window {
+            i0,
+            j0,
+            side,
+            height,
+            moisture,
+            routing,
+        }
+    }
+
+    /// Where water at window node `k` goes.
+    fn flow(&self, window: &Window, k: usize) -> Flow {
+        if window.height[k] < 0.0 {
+            return Flow::Sea;
+        }
+        let side = window.side;
+        let (di, dj) = (k as i64 % side, k as i64 / side);
+        if di < 2 || dj < 2 || di >= side - 2 || dj >= side - 2 {
+            return Flow::Unknown;
+        }
+        let (i, j) = (window.i0 + di, window.j0 + dj);
+        let here = self.params.node(i, j);
+        let mut best: Option<(f64, usize)> = None;
+        for (oi, oj) in SIDES {
+            let m = ((dj + oj) * side + di + oi) as usize;
+            let drop = window.routing[k] - window.routing[m];
+            if drop <= 0.0 {
+                continue;
+            }
+            let there = self.params.node(i + oi, j + oj);
+            let steepness = drop / (there[0] - here[0]).hypot(there[1] - here[1]);
+            if best.is_none_or(|(s, _)| steepness > s) {
+                best = Some((steepness, m));
+            }
+        }
+        best.map_or(Flow::Lake, |(_, m)| Flow::Down(m))
+    }
+
+    /// The courses of every spring in `window` whose node lies within `springs` (node index
+    /// ranges), each as window indices from the spring to its end, and how it ends.
+    fn courses(&self, window: &Window, springs: ([i64; 2], [i64; 2])) -> Vec<(Vec<usize>, Flow)> {
+        let p = &self.params;
+        let s = &p.settings;
+        let mut out = Vec::new();
+        for j in springs.1[0]..springs.1[1] {
+            for i in springs.0[0]..springs.0[1] {
+                let Some(k) = window.index(i, j) else {
+                    continue;
+                };
+                if window.height[k] < p.spring_height
+                    || window.moisture[k] < s.dry_moisture
+                    || unit(hash_cell(p.seed, i, j, draw::SPRING)) >= s.springs
+                {
+                    continue;
+                }
+                let mut course = vec![k];
+                let end = loop {
+                    match self.flow(window, *course.last().expect("a spring")) {
+                        Flow::Down(m) if course.len() <= s.max_length as usize => course.push(m),
+                        Flow::Down(_) | Flow::Unknown => break None,
+                        end => break Some(end),
+                    }
+                };
+                if let Some(end) = end {
+                    out.push((course, end));
+                }
+            }
+        }
+        out
+    }
+
+    /// The network of the courses from the springs within `springs` (node index ranges) of
+    /// `window`: their levels, flows, lakes and bends.
+    fn network(
+        &self,
+        world: &WorldGenerator,
+        window: Window,
+        springs: ([i64; 2], [i64; 2]),
+    ) -> Network {
+        let courses = self.courses(&window, springs);
+        let n = window.height.len();
+        let mut flow = vec![0u32; n];
+        let mut lakes = vec![0u32; n];
+        // Every edge a course takes, with its bends and the ground between them.
+        let mut edges: Vec<usize> = Vec::new();
+        for (course, end) in &courses {
+            for (step, &k) in course.iter().enumerate() {
+                if step + 1 < course.len() {
+                    if flow[k] == 0 {
+                        edges.push(k);
+                    }
+                    flow[k] += 1;
+                } else if *end == Flow::Lake {
+                    lakes[k] += 1;
+                }
+            }
+        }
+        let mut bends: HashMap<usize, Bend> = HashMap::with_capacity(edges.len());
+        let (mut xs, mut zs) = (Vec::new(), Vec::new());
+        for &k in &edges {
+            let Flow::Down(m) = self.flow(&window, k) else {
+                unreachable!("a node a course leaves has a node below it");
+            };
+            let ([i, j], [mi, mj]) = (window.node(k), window.node(m));
+            let points = self.bends(i, j, mi, mj);
+            for point in &points[1..PIECES] {
+                xs.push(point[0]);
+                zs.push(point[1]);
+            }
+            bends.insert(
+                k,
+                Bend {
+                    to: m,
+                    points,
+                    ground: [0.0; PIECES - 1],
+                    levels: [0.0; PIECES + 1],
+                },
+            );
+        }
+        let ground = world.raw_terrain(&xs, &zs);
+        for (k, chunk) in edges.iter().zip(ground.chunks(PIECES - 1)) {
+            let bend = bends.get_mut(k).expect("listed above");
+            bend.ground.copy_from_slice(chunk);
+        }
+        // The level of a node is the lowest ground any course crossed on its way there (nodes
+        // and the bends between them), so it never rises downstream.
+        let mut level = vec![f64::INFINITY; n];
+        for (course, _) in &courses {
+            let mut lowest = f64::INFINITY;
+            for &k in course {
+                lowest = lowest.min(window.height[k].max(0.0));
+                level[k] = level[k].min(lowest);
+                if let Some(bend) = bends.get(&k) {
+                    lowest = bend
+                        .ground
+                        .iter()
+                        .fold(lowest, |low, &g| low.min(g.max(0.0)));
+                }
+            }
+        }
+        for (&k, bend) in &mut bends {
+            // Every course through this edge passes its end too, so the end's level lies at or
+            // below every level along it.
+            bend.levels[0] = level[k];
+            for s in 1..PIECES {
+                bend.levels[s] = bend.levels[s - 1].min(bend.ground[s - 1].max(0.0));
+            }
+            bend.levels[PIECES] = level[bend.to];
+        }
+        Network {
+            window,
+            courses,
+            level,
+            flow,
+            lakes,
+            bends,
+        }
+    }
+
+    /// The river elements that reach into tile `key`.
+    fn river_tile(&self, world: &WorldGenerator, key: [i64; 2]) -> Arc<RiverTile> {
+        cached(&self.tiles, key, || {
+            let p = &self.params;
+            let length = i64::from(p.settings.max_length);
+            // Edges that reach the tile start within `margin` nodes of it; the springs feeding
+            // them lie within `max_length` more, and their courses within `max_length` more
+            // again (two more for the routing heights around them).
+            let (first, last) = (
+                [key[0] * TILE - p.margin, key[1] * TILE - p.margin],
+                [
+                    (key[0] + 1) * TILE + p.margin,
+                    (key[1] + 1) * TILE + p.margin,
+                ],
+            );
+            let pad = 2 * length + 2;
+            let window = self.window(
+                world,
+                first[0] - pad,
+                first[1] - pad,
+                last[0] - first[0] + 2 * pad,
+            );
+            let springs = (
+                [first[0] - length, last[0] + length],
+                [first[1] - length, last[1] + length],
+            );
+            let network = self.network(world, window, springs);
+            let window = &network.window;
+            let wanted = |k: usize| {
+                let [i, j] = window.node(k);
+                (first[0]..last[0]).contains(&i) && (first[1]..last[1]).contains(&j)
+            };
+            let mut elements = Vec::new();
+            for k in (0..window.height.len()).filter(|&k| wanted(k)) {
+                let inflow = network.lakes[k];
+                if inflow > 0 {
+                    let [i, j] = window.node(k);
+                    let centre = p.node(i, j);
+                    let radius = p.lake_radius(inflow, window.moisture[k]);
+                    let depth = p.river_depth(inflow) * LAKE_DEPTH;
+                    let level = network.level[k];
+                    elements.push(p.element(centre, centre, level, level, radius, depth));
+                }
+                let Some(bend) = network.bends.get(&k) else {
+                    continue;
+                };
+                let flow = network.flow[k];
+                let half_width = p.half_width(flow, window.moisture[k]);
+                let depth = p.river_depth(flow);
+                for s in 0..PIECES {
+                    elements.push(p.element(
+                        bend.points[s],
+                        bend.points[s + 1],
+                        bend.levels[s],
+                        bend.levels[s + 1],
+                        half_width,
+                        depth,
+                    ));
+                }
+            }
+            let size = self.tile_size();
+            RiverTile::new(elements, [key[0] as f64 * size, key[1] as f64 * size], size)
+        })
+    }
+
+    /// The course from node `(i, j)` to node `(mi, mj)`: `PIECES + 1` points, bent sideways
+    /// by up to `meander` of the spacing with a shape drawn per node. It leaves and reaches the
+    /// nodes along the straight line between them, so the courses meeting at a node do not
+    /// fold back onto each other.
+    fn bends(&self, i: i64, j: i64, mi: i64, mj: i64) -> [[f64; 2]; PIECES + 1] {
+        let p = &self.params;
+        let (a, b) = (p.node(i, j), p.node(mi, mj));
+        let (ex, ez) = (b[0] - a[0], b[1] - a[1]);
+        let length = ex.hypot(ez);
+        let (nx, nz) = (-ez / length, ex / length);
+        let h = hash_cell(p.seed, i, j, draw::MEANDER);
+        let (r1, r2) = (unit(h) * 2.0 - 1.0, unit(h.rotate_left(32)) * 2.0 - 1.0);
+        let amplitude = p.settings.meander * p.settings.spacing;
+        std::array::from_fn(|s| {
+            let t = s as f64 / PIECES as f64;
+            let pi = std::f64::consts::PI;
+            let ends = (pi * t).sin().powi(2);
+            let side = amplitude * ends * (r1 + r2 * (pi * t).cos());
+            [a[0] + ex * t + nx * side, a[1] + ez * t + nz * side]
+        })
+    }
+
+    /// The river tiles the points `(xs[k], zs[k])` fall in, each fetched once, and visits
+    /// every point with its tile.
+    fn each_point(
+        &self,
+        world: &WorldGenerator,
+        xs: &[f64],
+        zs: &[f64],
+        mut visit: impl FnMut(usize, &RiverTile),
+    ) {
+        let mut tiles: Vec<([i64; 2], Arc<RiverTile>)> = Vec::new();
+        for k in 0..xs.len() {
+            let key = self.tile_of(xs[k], zs[k]);
+            let at = match tiles.iter().position(|(t, _)| *t == key) {
+                Some(at) => at,
+                None => {
+                    tiles.push((key, self.river_tile(world, key)));
+                    tiles.len() - 1
+                }
+            };
+            visit(k, &tiles[at].1);
+        }
+    }
+
+    /// Carves the rivers into `density`: the terrain at `(xs[k], zs[k])` before rivers, in
+    /// density units.
+    pub(crate) fn carve(
+        &self,
+        world: &WorldGenerator,
+        xs: &[f64],
+        zs: &[f64],
+        density: &mut [f64],
+    ) {
+        self.each_point(world, xs, zs, |k, tile| {
+            let survey = self.survey(tile, [xs[k], zs[k]], density[k]);
+            if survey.ceiling < f64::INFINITY {
+                // Another river's valley wall does not cut into a channel's bed (where a course
+                // bends back past its own lower reach, say); where channels meet, the lowest bed
+                // is kept. At a channel's edge its bank (the floor) is as high as its bed...
+                let ceiling = if survey.bed < f64::INFINITY {
+                    survey.ceiling.max(survey.bed)
+                } else {
+                    survey.ceiling
+                };
+                // ... and inside channels the floor gives way to the ceiling: the bed is the
+                // channel's, with no bank damming another river.
+                let floor = survey.floor + (ceiling - survey.floor) * survey.inside;
+                density[k] = density[k].min(ceiling).max(floor);
+            }
+        });
+    }
+
+    /// What the rivers are at `(xs[k], zs[k])`, where the carved terrain is `carved[k]`
+    /// (density units), written to `out`.
+    pub(crate) fn points(
+        &self,
+        world: &WorldGenerator,
+        xs: &[f64],
+        zs: &[f64],
+        carved: &[f64],
+        out: &mut [RiverPoint],
+    ) {
+        let scale = self.params.height_scale;
+        self.each_point(world, xs, zs, |k, tile| {
+            let survey = self.survey(tile, [xs[k], zs[k]], carved[k]);
+            out[k] = RiverPoint {
+                surface: (survey.level < f64::INFINITY).then_some(survey.level * scale),
+                wet: survey.water < f64::INFINITY && carved[k] < survey.water,
+                bank: 1.0 - smoothstep(0.0, 1.5, survey.edge),
+            };
+        });
+    }
+
+    /// Every element near `p`, where the ground is `ground`, summed up.
+    #[inline]
+    fn survey(&self, tile: &RiverTile, p: [f64; 2], ground: f64) -> Survey {
+        let mut survey = Survey {
+            bed: f64::INFINITY,
+            ceiling: f64::INFINITY,
+            floor: f64::NEG_INFINITY,
+            inside: 0.0,
+            water: f64::INFINITY,
+            level: f64::INFINITY,
+            edge: f64::INFINITY,
+        };
+        for e in tile.near(p) {
+            let (d, w) = e.locate(p);
+            if d >= e.reach {
+                continue;
+            }
+            let shape = self.params.shape(e, d, w, ground);
+            survey.ceiling = survey.ceiling.min(shape.ceiling);
+            survey.floor = survey.floor.max(shape.floor);
+            survey.inside = survey.inside.max(shape.inside);
+            survey.bed = survey.bed.min(shape.bed);
+            if d < e.half_width {
+                survey.water = survey.water.min(w);
+            }
+            if d < 2.0 * e.half_width {
+                survey.level = survey.level.min(w);
+            }
+            survey.edge = survey.edge.min((d - e.half_width).abs() / e.half_width);
+        }
+        survey
+    }
+
+    /// The courses of every spring whose node lies in the node rectangle `[i0, i1) × [j0, j1)`.
+    pub(crate) fn courses_in(
+        &self,
+        world: &WorldGenerator,
+        [i0, j0]: [i64; 2],
+        [i1, j1]: [i64; 2],
+    ) -> Vec<RiverCourse> {
+        // Levels come from every course through a node: the springs feeding the rectangle's
+        // courses lie within two lengths of it, and their courses within three.
+        let length = i64::from(self.params.settings.max_length);
+        let pad = 3 * length + 3;
+        let side = (i1 - i0).max(j1 - j0) + 2 * pad;
+        let window = self.window(world, i0 - pad, j0 - pad, side);
+        let reach = 2 * length;
+        let network = self.network(
+            world,
+            window,
+            ([i0 - reach, i1 + reach], [j0 - reach, j1 + reach]),
+        );
+        let window = &network.window;
+        network
+            .courses
+            .iter()
+            .filter(|(course, _)| {
+                let [i, j] = window.node(course[0]);
+                (i0..i1).contains(&i) && (j0..j1).contains(&j)
+            })
+            .map(|(course, end)| {
+                let [i, j] = window.node(course[0]);
+                let mut points = vec![self.params.node(i, j)];
+                let mut levels = vec![network.level[course[0]]];
+                for &k in &course[..course.len() - 1] {
+                    let bend = &network.bends[&k];
+                    points.extend_from_slice(&bend.points[1..]);
+                    levels.extend_from_slice(&bend.levels[1..]);
+                }
+                RiverCourse {
+                    points,
+                    levels,
+                    reaches_sea: *end == Flow::Sea,
+                }
+            })
+            .collect()
+    }
+
+    /// The node index holding world point `(x, z)`'s cell.
+    pub(crate) fn node_at(&self, x: f64, z: f64) -> [i64; 2] {
+        let s = self.params.settings.spacing;
+        [(x / s).floor() as i64, (z / s).floor() as i64]
+    }
+}
+
+/// The four neighbours water may run to: courses along the grid's sides never cross, where
+/// diagonals would (two rivers crossing at different levels without meeting).
+const SIDES: [(i64, i64); 4] = [(0, -1), (-1, 0), (1, 0), (0, 1)];
+
+/// The eight neighbours of a node.
+const NEIGHBOURS: [(i64, i64); 8] = [
+    (-1, -1),
+    (0, -1),
+    (1, -1),
+    (-1, 0),
+    (1, 0),
+    (-1, 1),
+    (0, 1),
+    (1, 1),
+];

@@ -1,0 +1,199 @@
+//! The meshes and materials of scattered objects: one low-poly mesh and one material per
+//! [`ScatterKind`], built in code and shared by every object of that kind, so the renderer
+//! batches them.
+
+use bevy::asset::RenderAssetUsages;
+use bevy::math::primitives::{Cuboid, Sphere};
+use bevy::mesh::{Mesh, Meshable, VertexAttributeValues};
+use bevy::prelude::*;
+use biome_core::scatter::{ScatterInstance, ScatterKind};
+
+/// Marks a scattered object, with its kind (a child of its [`super::BiomeScatter`]).
+#[derive(Component, Reflect, Clone, Copy, Debug, PartialEq, Eq)]
+#[reflect(Component, Debug, Clone, PartialEq)]
+pub struct BiomeScatterObject(pub ScatterKind);
+
+/// The shared mesh and material of every kind, indexed by [`ScatterKind::index`].
+#[derive(Resource, Reflect, Clone, Debug)]
+#[reflect(Resource, Debug, Clone)]
+pub struct ScatterAssets {
+    /// One mesh per kind.
+    pub meshes: Vec<Handle<Mesh>>,
+    /// One material per kind (white: the meshes carry their colours per vertex).
+    pub materials: Vec<Handle<StandardMaterial>>,
+}
+
+/// The components of one scattered object.
+pub(crate) type ScatterBundle = (
+    BiomeScatterObject,
+    Mesh3d,
+    MeshMaterial3d<StandardMaterial>,
+    Transform,
+);
+
+impl ScatterAssets {
+    pub(crate) fn new(meshes: &mut Assets<Mesh>, materials: &mut Assets<StandardMaterial>) -> Self {
+        Self {
+            meshes: ScatterKind::ALL
+                .iter()
+                .map(|&kind| meshes.add(scatter_mesh(kind)))
+                .collect(),
+            materials: ScatterKind::ALL
+                .iter()
+                .map(|&kind| {
+                    let mut material = StandardMaterial {
+                        perceptual_roughness: if kind == ScatterKind::Rock {
+                            0.85
+                        } else {
+                            0.95
+                        },
+                        reflectance: 0.2,
+                        ..default()
+                    };
+                    if kind == ScatterKind::Grass {
+                        // Blades are seen from both sides.
+                        material.double_sided = true;
+                        material.cull_mode = None;
+                    }
+                    materials.add(material)
+                })
+                .collect(),
+        }
+    }
+
+    /// The components of one object standing at `object` on its chunk.
+    pub(crate) fn bundle(&self, object: &ScatterInstance) -> ScatterBundle {
+        let i = object.kind.index();
+        (
+            BiomeScatterObject(object.kind),
+            Mesh3d(self.meshes[i].clone()),
+            MeshMaterial3d(self.materials[i].clone()),
+            Transform {
+                translation: Vec3::from_array(object.position),
+                rotation: Quat::from_rotation_y(object.yaw),
+                scale: Vec3::splat(object.scale),
+            },
+        )
+    }
+}
+
+const STONE: Color = Color::srgb(0.50, 0.49, 0.46);
+const DARK_STONE: Color = Color::srgb(0.38, 0.37, 0.35);
+const SHRUB: Color = Color::srgb(0.20, 0.38, 0.14);
+const LIGHT_SHRUB: Color = Color::srgb(0.30, 0.46, 0.18);
+const BLADES: Color = Color::srgb(0.42, 0.58, 0.20);
+const DRY_BLADES: Color = Color::srgb(0.62, 0.64, 0.30);
+
+/// One part of an object: a mesh, where it goes and its colour.
+fn part(mesh: Mesh, transform: Transform, color: Color) -> Mesh {
+    let mut mesh = mesh.transformed_by(transform);
+    mesh.remove_attribute(Mesh::ATTRIBUTE_UV_0);
+    let count = mesh.count_vertices();
+    let linear = color.to_linear().to_f32_array();
+    mesh.insert_attribute(
+        Mesh::ATTRIBUTE_COLOR,
+        VertexAttributeValues::Float32x4(vec![linear; count]),
+    );
+    mesh
+}
+
+fn merged(parts: Vec<Mesh>) -> Mesh {
+    let mut parts = parts.into_iter();
+    let mut mesh = parts.next().expect("an object has parts");
+    for other in parts {
+        mesh.merge(&other)
+            .expect("object parts share their attributes");
+    }
+    // Shared by every object on screen; the main world never reads it again.
+    mesh.asset_usage = RenderAssetUsages::RENDER_WORLD;
+    mesh
+}
+
+fn blob(radius: f32, center: Vec3, squash: Vec3, color: Color) -> Mesh {
+    let sphere = Sphere::new(radius)
+        .mesh()
+        .ico(1)
+        .expect("1 subdivision is in range");
+    part(
+        sphere,
+        Transform::from_translation(center).with_scale(squash),
+        color,
+    )
+}
+
+/// The low-poly mesh of a kind at scale 1, standing on `y = 0` (rocks and bushes sink a little
+/// into the ground, so they sit on slopes and on ground drawn between its vertices).
+#[must_use]
+pub fn scatter_mesh(kind: ScatterKind) -> Mesh {
+    match kind {
+        ScatterKind::Rock => merged(vec![
+            blob(
+                0.55,
+                Vec3::new(0.0, 0.12, 0.0),
+                Vec3::new(1.0, 0.62, 0.82),
+                STONE,
+            ),
+            blob(
+                0.3,
+                Vec3::new(0.5, 0.02, 0.25),
+                Vec3::new(1.0, 0.7, 0.9),
+                DARK_STONE,
+            ),
+        ]),
+        ScatterKind::Bush => merged(vec![
+            blob(
+                0.6,
+                Vec3::new(0.0, 0.35, 0.0),
+                Vec3::new(1.0, 0.75, 1.0),
+                SHRUB,
+            ),
+            blob(0.42, Vec3::new(0.45, 0.3, 0.2), Vec3::ONE, LIGHT_SHRUB),
+            blob(0.38, Vec3::new(-0.35, 0.25, -0.3), Vec3::ONE, SHRUB),
+        ]),
+        ScatterKind::Grass => {
+            let mut blades = Vec::new();
+            for k in 0..7 {
+                let yaw = k as f32 * std::f32::consts::TAU / 7.0;
+                let lean = 0.25 + 0.1 * (k % 3) as f32;
+                let height = 0.45 + 0.08 * (k % 4) as f32;
+                let blade = Cuboid::new(0.09, height, 0.015).mesh().build();
+                let transform = Transform::from_rotation(
+                    Quat::from_rotation_y(yaw) * Quat::from_rotation_x(lean),
+                ) * Transform::from_xyz(0.0, height / 2.0 - 0.05, 0.0);
+                let color = if k % 3 == 0 { DRY_BLADES } else { BLADES };
+                blades.push(part(blade, transform, color));
+            }
+            merged(blades)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_kind_has_a_coloured_mesh_on_the_ground() {
+        for kind in ScatterKind::ALL {
+            let mesh = scatter_mesh(kind);
+            assert!(mesh.count_vertices() > 10, "{kind:?}");
+            assert!(mesh.attribute(Mesh::ATTRIBUTE_COLOR).is_some());
+            let Some(VertexAttributeValues::Float32x3(positions)) =
+                mesh.attribute(Mesh::ATTRIBUTE_POSITION)
+            else {
+                panic!("{kind:?} has no positions");
+            };
+            let lowest = positions.iter().map(|p| p[1]).fold(f32::INFINITY, f32::min);
+            let highest = positions
+                .iter()
+                .map(|p| p[1])
+                .fold(f32::NEG_INFINITY, f32::max);
+            // A little below the ground (it sits on slopes), mostly above it.
+            assert!(
+                (-0.25..0.0).contains(&lowest),
+                "{kind:?} starts at {lowest}"
+            );
+            assert!(highest > 0.3, "{kind:?} is only {highest} tall");
+        }
+    }
+}

@@ -1,0 +1,212 @@
+//! Headless tests of the scattered objects: rocks, bushes and grass stream around the anchor out
+//! to each kind's radius, stand where the core places them, share one mesh per kind, follow the
+//! anchor, and go when switched off.
+
+use std::collections::HashSet;
+
+use bevy::prelude::*;
+use bevy_biome_world::biome_core::scatter::ScatterKind;
+use bevy_biome_world::biome_core::{ChunkCoord, ChunkLayout, MeshStyle};
+use bevy_biome_world::prelude::*;
+use bevy_biome_world::{BiomeScatter, BiomeScatterObject, BiomeScatterStats, BiomeWorldState};
+
+fn app(scatter: BiomeScatterSettings) -> (App, Entity) {
+    let mut app = App::new();
+    app.add_plugins((MinimalPlugins, AssetPlugin::default(), TransformPlugin))
+        .insert_resource(BiomeWorldSettings {
+            layout: ChunkLayout {
+                tiles: 16,
+                tile_size: 4.0,
+                style: MeshStyle::Smooth,
+            },
+            ..default()
+        })
+        .insert_resource(BiomeWorldStreaming::full_detail(128.0))
+        .insert_resource(scatter)
+        .add_plugins(BiomeWorldPlugin);
+    app.finish();
+    app.cleanup();
+    let at = forest(&app);
+    let anchor = app
+        .world_mut()
+        .spawn((BiomeWorldAnchor, Transform::from_xyz(at.x, 60.0, at.y)))
+        .id();
+    (app, anchor)
+}
+
+/// A spot of forest land (where every kind grows), searched outward from the origin.
+fn forest(app: &App) -> Vec2 {
+    let generator = &app.world().resource::<BiomeWorldState>().generator;
+    let biomes = &generator.settings().biome_table.biomes;
+    for ring in 0..40 {
+        for step in 0..8 * ring.max(1) {
+            let angle = step as f32 / (8 * ring.max(1)) as f32 * std::f32::consts::TAU;
+            let at = Vec2::from_angle(angle) * ring as f32 * 150.0;
+            let sample = generator.sample(f64::from(at.x), f64::from(at.y));
+            if biomes[sample.biome].name == "Forest" && sample.height > 10.0 {
+                return at;
+            }
+        }
+    }
+    panic!("no forest within 6 km");
+}
+
+/// Steps until the scatter is idle with every wanted chunk in, at most `limit` frames.
+fn settle(app: &mut App, limit: u32) {
+    for _ in 0..limit {
+        app.update();
+        let stats = app.world().resource::<BiomeScatterStats>();
+        if stats.is_idle() && stats.chunks.iter().sum::<usize>() > 0 {
+            // One more frame: nothing new may be asked for.
+            app.update();
+            if app.world().resource::<BiomeScatterStats>().is_idle() {
+                return;
+            }
+        }
+        std::thread::yield_now();
+    }
+    panic!("the scatter did not settle in {limit} frames");
+}
+
+/// Every object entity: its chunk's parent component, and its world position.
+fn objects(app: &mut App) -> Vec<(BiomeScatter, ScatterKind, Vec3)> {
+    let mut query = app
+        .world_mut()
+        .query::<(&BiomeScatterObject, &Transform, &ChildOf)>();
+    let world = app.world();
+    query
+        .iter(world)
+        .map(|(object, transform, parent)| {
+            let scatter = *world.get::<BiomeScatter>(parent.parent()).unwrap();
+            let chunk = world.get::<Transform>(parent.parent()).unwrap().translation;
+            (scatter, object.0, chunk + transform.translation)
+        })
+        .collect()
+}
+
+#[test]
+fn objects_stream_around_the_anchor_where_the_core_places_them() {
+    let settings = BiomeScatterSettings::default();
+    let (mut app, anchor) = app(settings.clone());
+    let start = app
+        .world()
+        .get::<Transform>(anchor)
+        .unwrap()
+        .translation
+        .xz();
+    settle(&mut app, 3000);
+    let found = objects(&mut app);
+    let layout = *app.world().resource::<BiomeWorldState>().layout();
+    let generator = app.world().resource::<BiomeWorldState>().generator.clone();
+    let mut per_kind = [0usize; 3];
+    let mut chunks: HashSet<(ChunkCoord, ScatterKind)> = HashSet::new();
+    for (scatter, kind, position) in &found {
+        assert_eq!(scatter.kind, *kind);
+        per_kind[kind.index()] += 1;
+        chunks.insert((scatter.chunk, *kind));
+        // Chunks carry a kind only within its radius of the anchor (plus the hysteresis).
+        let origin = scatter.chunk.origin(&layout);
+        let centre = Vec2::new(
+            (origin[0] + layout.chunk_size() / 2.0) as f32,
+            (origin[1] + layout.chunk_size() / 2.0) as f32,
+        );
+        let reach = settings.radius(*kind) * (1.0 + settings.hysteresis) + 64.0;
+        assert!(centre.distance(start) <= reach, "{kind:?} too far");
+        assert!(position.is_finite());
+    }
+    assert!(
+        per_kind.iter().all(|&n| n > 0),
+        "objects per kind: {per_kind:?}"
+    );
+    // Each chunk holds exactly the core's objects of its rectangle.
+    for &(chunk, kind) in &chunks {
+        let origin = chunk.origin(&layout);
+        let size = layout.chunk_size();
+        let expected: HashSet<[u32; 3]> = generator
+            .scatter_in_rect(kind, origin, [origin[0] + size, origin[1] + size])
+            .iter()
+            .map(|o| {
+                let p = o.relative_to(origin).position;
+                [
+                    (origin[0] as f32 + p[0]).to_bits(),
+                    p[1].to_bits(),
+                    (origin[1] as f32 + p[2]).to_bits(),
+                ]
+            })
+            .collect();
+        let got: HashSet<[u32; 3]> = found
+            .iter()
+            .filter(|(s, k, _)| s.chunk == chunk && *k == kind)
+            .map(|(_, _, p)| p.to_array().map(f32::to_bits))
+            .collect();
+        assert_eq!(got, expected, "{kind:?} on {chunk:?}");
+    }
+    // One mesh and one material per kind, shared by every object of it.
+    let mut query = app.world_mut().query::<(
+        &BiomeScatterObject,
+        &Mesh3d,
+        &MeshMaterial3d<StandardMaterial>,
+    )>();
+    let mut handles: Vec<HashSet<AssetId<Mesh>>> = vec![HashSet::new(); 3];
+    for (object, mesh, material) in query.iter(app.world()) {
+        handles[object.0.index()].insert(mesh.id());
+        assert!(material.id() != AssetId::default());
+    }
+    assert!(handles.iter().all(|h| h.len() == 1), "{handles:?}");
+    let stats = app.world().resource::<BiomeScatterStats>().clone();
+    assert_eq!(stats.objects.iter().sum::<usize>(), found.len());
+
+    // The anchor moves a kilometre: the old objects go, new ones come.
+    app.world_mut()
+        .entity_mut(anchor)
+        .insert(Transform::from_xyz(700.0, 60.0, 200.0));
+    settle(&mut app, 3000);
+    let moved = objects(&mut app);
+    assert!(!moved.is_empty());
+    for (scatter, kind, _) in &moved {
+        let origin = scatter.chunk.origin(&layout);
+        let reach = f64::from(settings.radius(*kind)) * 1.25 + 64.0;
+        assert!(
+            (origin[0] + 32.0 - 700.0).abs() <= reach,
+            "{kind:?} left behind"
+        );
+    }
+}
+
+#[test]
+fn kinds_switch_off_by_radius_and_all_go_when_disabled() {
+    let mut settings = BiomeScatterSettings::default();
+    settings.radii[ScatterKind::Grass.index()] = 0.0;
+    let (mut app, _) = app(settings.clone());
+    settle(&mut app, 3000);
+    let found = objects(&mut app);
+    assert!(!found.is_empty());
+    assert!(found.iter().all(|(_, kind, _)| *kind != ScatterKind::Grass));
+
+    app.world_mut()
+        .resource_mut::<BiomeScatterSettings>()
+        .enabled = false;
+    for _ in 0..600 {
+        app.update();
+        if app
+            .world()
+            .resource::<BiomeScatterStats>()
+            .objects
+            .iter()
+            .sum::<usize>()
+            == 0
+        {
+            break;
+        }
+    }
+    assert!(
+        objects(&mut app).is_empty(),
+        "objects left after switching off"
+    );
+
+    // Refused settings keep the last valid ones and say why.
+    app.world_mut().resource_mut::<BiomeScatterSettings>().radii[0] = 5000.0;
+    app.update();
+    let error = app.world().resource::<BiomeScatterStats>().error.clone();
+    assert!(error.is_some_and(|e| e.contains("scatter.radii[0]")));
+}
