@@ -28,9 +28,9 @@ use std::time::{Duration, Instant};
 
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
-use bevy_biome_world::background_async_compute;
 use bevy_biome_world::prelude::*;
 use bevy_biome_world::streaming::ChunkPlanner;
+use bevy_biome_world::{BiomeScatterStats, background_async_compute};
 #[cfg(feature = "avian")]
 use bevy_biome_world::{
     avian3d::prelude::PhysicsPlugins,
@@ -101,6 +101,8 @@ struct Outcome {
     per_level: Vec<usize>,
     triangles: usize,
     tree_entities: usize,
+    /// Rocks, bushes and grass alive once filled.
+    scatter_objects: usize,
     mesh_mib: f64,
     fill_s: f64,
     flights: Vec<(f32, Flight)>,
@@ -122,7 +124,14 @@ enum Physics {
     CollidersAlone,
 }
 
-fn app_with(streaming: BiomeWorldStreaming, background: bool, physics: Physics) -> (App, Entity) {
+/// An app streaming the default world with `streaming`; rocks, bushes and grass too if
+/// `scatter`.
+fn app_with(
+    streaming: BiomeWorldStreaming,
+    scatter: bool,
+    background: bool,
+    physics: Physics,
+) -> (App, Entity) {
     let mut app = App::new();
     let mut task_pools = TaskPoolOptions::default();
     if background {
@@ -137,6 +146,10 @@ fn app_with(streaming: BiomeWorldStreaming, background: bool, physics: Physics) 
     ))
     .insert_resource(TimeUpdateStrategy::ManualDuration(FRAME))
     .insert_resource(streaming)
+    .insert_resource(BiomeScatterSettings {
+        enabled: scatter,
+        ..default()
+    })
     .add_plugins(BiomeWorldPlugin)
     .init_resource::<UpdateTime>()
     .add_systems(
@@ -186,7 +199,8 @@ fn run_until_idle(app: &mut App) {
     while idle < 2 {
         app.update();
         let stats = app.world().resource::<BiomeWorldStats>();
-        idle = if stats.is_idle() && stats.loaded > 0 {
+        let scatter = app.world().resource::<BiomeScatterStats>();
+        idle = if stats.is_idle() && stats.loaded > 0 && scatter.is_idle() {
             idle + 1
         } else {
             0
@@ -286,7 +300,9 @@ fn print_physics_costs(background: bool) {
         ("with colliders", Physics::Colliders),
         ("colliders alone, nothing drawn", Physics::CollidersAlone),
     ] {
-        let (mut app, anchor) = app_with(BiomeWorldStreaming::default(), background, physics);
+        // Colliders against the terrain alone, as measured before scatter came.
+        let (mut app, anchor) =
+            app_with(BiomeWorldStreaming::default(), false, background, physics);
         if physics != Physics::CollidersAlone {
             run_until_idle(&mut app);
         }
@@ -346,13 +362,24 @@ fn print_physics_costs(background: bool) {
     }
 }
 
-fn measure(name: &'static str, streaming: BiomeWorldStreaming, background: bool) -> Outcome {
+fn measure(
+    name: &'static str,
+    streaming: BiomeWorldStreaming,
+    scatter: bool,
+    background: bool,
+) -> Outcome {
     let horizon_m = streaming.horizon;
-    let (mut app, anchor) = app_with(streaming, background, Physics::Off);
+    let (mut app, anchor) = app_with(streaming, scatter, background, Physics::Off);
     let started = Instant::now();
     run_until_idle(&mut app);
     let fill_s = started.elapsed().as_secs_f64();
     let stats = app.world().resource::<BiomeWorldStats>().clone();
+    let scatter_objects = app
+        .world()
+        .resource::<BiomeScatterStats>()
+        .objects
+        .iter()
+        .sum();
     let mut flights = Vec::new();
     for speed in [100.0, 300.0] {
         flights.push((speed, fly(&mut app, anchor, speed)));
@@ -364,6 +391,7 @@ fn measure(name: &'static str, streaming: BiomeWorldStreaming, background: bool)
         per_level: stats.loaded_per_level.clone(),
         triangles: stats.triangles,
         tree_entities: stats.trees,
+        scatter_objects,
         mesh_mib: stats.mesh_bytes as f64 / f64::from(1u32 << 20),
         fill_s,
         flights,
@@ -499,9 +527,22 @@ fn main() {
                 hysteresis: 1.0 / 6.0,
                 ..BiomeWorldStreaming::full_detail(12.0 * chunk)
             },
+            true,
             background,
         ),
-        measure("lod default", BiomeWorldStreaming::default(), background),
+        measure(
+            "lod default",
+            BiomeWorldStreaming::default(),
+            true,
+            background,
+        ),
+        // The same without rocks, bushes and grass: what they cost the main thread.
+        measure(
+            "lod, no scatter",
+            BiomeWorldStreaming::default(),
+            false,
+            background,
+        ),
     ];
     println!("streaming benchmark, {threads} cores, background builders: {background}");
     println!(
@@ -537,8 +578,9 @@ fn main() {
     println!("(plugin main-thread time per frame: median/p99/max ms)");
     for o in &outcomes {
         println!(
-            "{}: entities per level {:?}; nodes built in flight: {} at 100 u/s, {} at 300 u/s",
-            o.name, o.per_level, o.flights[0].1.built, o.flights[1].1.built
+            "{}: entities per level {:?}; nodes built in flight: {} at 100 u/s, {} at 300 u/s; \
+             {} rocks, bushes and grass tufts",
+            o.name, o.per_level, o.flights[0].1.built, o.flights[1].1.built, o.scatter_objects
         );
         for (speed, f) in &o.flights {
             println!(

@@ -1,11 +1,12 @@
 //! `--screenshot PATH` for the examples: keep the camera off until every chunk in view is built
-//! (rendering a half-built world only slows a software renderer down), then save one frame and
-//! exit. Shared by the examples with `#[path = "support/screenshot.rs"] mod screenshot;`.
+//! and carries its rocks, bushes and grass (rendering a half-built world only slows a software
+//! renderer down), then save one frame and exit. Shared by the examples with `#[path = "support/screenshot.rs"] mod screenshot;`.
 
 use std::path::PathBuf;
 
 use bevy::prelude::*;
 use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured, save_to_disk};
+use bevy_biome_world::BiomeScatterStats;
 use bevy_biome_world::prelude::*;
 
 /// Saves `path` once the world around the anchors is built.
@@ -42,10 +43,11 @@ impl Plugin for ScreenshotPlugin {
 fn take_when_ready(
     mut commands: Commands,
     stats: Res<BiomeWorldStats>,
+    scatter: Res<BiomeScatterStats>,
     mut request: ResMut<ScreenshotRequest>,
     mut cameras: Query<&mut Camera>,
 ) {
-    if !stats.is_idle() || stats.loaded == 0 {
+    if !stats.is_idle() || stats.loaded == 0 || !scatter.is_idle() {
         request.settled_frames = 0;
         return;
     }

@@ -233,22 +233,20 @@ pub fn chunk_mesh(data: &ChunkData, usage: RenderAssetUsages, colors: TerrainCol
 /// The mesh of a node's river and lake water ([`ChunkData::river_water`]), with upward normals
 /// (rivers fall gently); `None` where the node has none.
 #[must_use]
-pub fn river_water_mesh(water: &WaterMesh, usage: RenderAssetUsages) -> Option<Mesh> {
+pub fn river_water_mesh(water: WaterMesh, usage: RenderAssetUsages) -> Option<Mesh> {
     if water.is_empty() {
         return None;
     }
     let indices = if water.positions.len() <= usize::from(u16::MAX) + 1 {
         Indices::U16(water.indices.iter().map(|&i| i as u16).collect())
     } else {
-        Indices::U32(water.indices.clone())
+        Indices::U32(water.indices)
     };
+    let normals = vec![[0.0f32, 1.0, 0.0]; water.positions.len()];
     Some(
         Mesh::new(PrimitiveTopology::TriangleList, usage)
-            .with_inserted_attribute(Mesh::ATTRIBUTE_POSITION, water.positions.clone())
-            .with_inserted_attribute(
-                Mesh::ATTRIBUTE_NORMAL,
-                vec![[0.0f32, 1.0, 0.0]; water.positions.len()],
-            )
+            .with_inserted_attribute(Mesh::ATTRIBUTE_POSITION, water.positions)
+            .with_inserted_attribute(Mesh::ATTRIBUTE_NORMAL, normals)
             .with_inserted_indices(indices),
     )
 }

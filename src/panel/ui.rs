@@ -6,7 +6,7 @@ use std::ops::RangeInclusive;
 use bevy_egui::egui::{self, Color32, Pos2, Rect, Sense, Stroke, pos2, vec2};
 use biome_core::density::{DensityNode, DensityOp, Field, FieldValue, Shape, Widget};
 use biome_core::multi_noise::{
-    AXES, AXIS_NAMES, AxisRange, BiomeBox, ClimatePoint, MAX_BOXES, MultiNoise,
+    AXES, AXIS_NAMES, AxisRange, BiomeBox, ClimatePoint, MAX_BOXES, MultiNoise, nearest_by_scan,
 };
 use biome_core::scatter::{ScatterKind, ScatterSpacing};
 use biome_core::world::{Biome, BiomeSource, Rgb, SpeciesWeight, TreeSpecies, limits};
@@ -623,18 +623,6 @@ fn chart_range(axis: usize) -> (f64, f64) {
     if axis < 2 { (0.0, 1.0) } else { (-1.0, 1.0) }
 }
 
-/// The box a brute-force scan picks for `point` (the panel's boxes may be mid-edit, so no index).
-fn best_box(boxes: &[BiomeBox], point: &ClimatePoint) -> Option<usize> {
-    let mut best = None;
-    for (i, b) in boxes.iter().enumerate() {
-        let fit = b.fit(point);
-        if best.is_none_or(|(f, _)| fit < f) {
-            best = Some((fit, i));
-        }
-    }
-    best.map(|(_, i)| i)
-}
-
 /// Cells along each side of the multi-noise slice chart.
 const SLICE_CELLS: usize = 48;
 
@@ -686,7 +674,8 @@ fn multi_noise_chart(ui: &mut egui::Ui, panel: &mut Panel<'_>) {
         for i in 0..SLICE_CELLS {
             let (u, v) = ((i as f64 + 0.5) * cell, (j as f64 + 0.5) * cell);
             let (x, y) = (x0 + u * (x1 - x0), y0 + v * (y1 - y0));
-            let Some(k) = best_box(&source.boxes, &point_at(x, y)) else {
+            // The boxes may be mid-edit (not valid to index): scanned.
+            let Some(k) = nearest_by_scan(&source.boxes, &point_at(x, y)) else {
                 continue;
             };
             let corner = |di: f64, dj: f64| {
@@ -728,7 +717,7 @@ fn multi_noise_chart(ui: &mut egui::Ui, panel: &mut Panel<'_>) {
     {
         let x = x0 + f64::from((p.x - rect.left()) / rect.width()) * (x1 - x0);
         let y = y0 + f64::from((rect.bottom() - p.y) / rect.height()) * (y1 - y0);
-        panel.view.picked_box = best_box(&source.boxes, &point_at(x, y));
+        panel.view.picked_box = nearest_by_scan(&source.boxes, &point_at(x, y));
     }
 }
 
@@ -762,13 +751,19 @@ fn multi_noise_boxes(ui: &mut egui::Ui, panel: &mut Panel<'_>) {
                 for (range, axis) in b.ranges.iter_mut().zip(AXIS_NAMES) {
                     ui.horizontal(|ui| {
                         let AxisRange { min, max } = range;
-                        ui.add(egui::DragValue::new(min).speed(0.01).range(-1e6..=*max));
+                        let (lowest, highest) = limits::DENSITY.into_inner();
+                        ui.add(egui::DragValue::new(min).speed(0.01).range(lowest..=*max));
                         ui.label("to");
-                        ui.add(egui::DragValue::new(max).speed(0.01).range(*min..=1e6));
+                        ui.add(egui::DragValue::new(max).speed(0.01).range(*min..=highest));
                         ui.label(axis);
                     });
                 }
-                number(ui, &mut b.offset, 0.0..=1e6, "offset (rarer when larger)");
+                number(
+                    ui,
+                    &mut b.offset,
+                    0.0..=*limits::DENSITY.end(),
+                    "offset (rarer when larger)",
+                );
                 if ui.button("Remove box").clicked() {
                     remove = Some(k);
                 }
@@ -988,10 +983,11 @@ fn scatter_section(ui: &mut egui::Ui, draft: &mut PanelDraft) {
     );
     slider(ui, &mut high, &(low..=5.0), "largest");
     (s.min_scale, s.max_scale) = (low, high);
-    ui.small(
+    ui.small(format!(
         "Each biome's spacing per kind: the least distance between two of them (Poisson-disk). \
-         A kind's widest spacing may be at most 8 times its narrowest.",
-    );
+         A kind's widest spacing may be at most {} times its narrowest.",
+        limits::SCATTER_SPREAD
+    ));
     for (i, biome) in world.biome_table.biomes.iter_mut().enumerate() {
         egui::CollapsingHeader::new(format!("{} scatter", biome.name))
             .id_salt(("scatter", i))
@@ -1005,7 +1001,7 @@ fn scatter_section(ui: &mut egui::Ui, draft: &mut PanelDraft) {
                             log_slider(
                                 ui,
                                 &mut biome.scatter[k].spacing,
-                                &(0.5..=100.0),
+                                &(*limits::SCATTER_SPACING.start()..=100.0),
                                 "spacing (u)",
                             );
                         }

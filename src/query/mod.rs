@@ -72,16 +72,16 @@ impl BiomeWorld<'_> {
         h as f32
     }
 
-    /// The water surface over `xz`: sea level (0) where the ground lies below it, a river's or
-    /// lake's surface where the point lies under one, `None` on dry ground.
+    /// The water surface over `xz`: a river's or lake's where the point lies under one, sea
+    /// level (0) where the ground lies below it, `None` on dry ground.
     #[must_use]
     pub fn water_surface_at(&self, xz: Vec2) -> Option<f32> {
         let generator = &self.state.generator;
         let (x, z) = (f64::from(xz.x), f64::from(xz.y));
-        if generator.height_at(x, z) < 0.0 {
-            return Some(0.0);
-        }
-        generator.river_water_at(x, z).map(|w| w as f32)
+        generator
+            .river_water_at(x, z)
+            .map(|w| w as f32)
+            .or_else(|| (generator.height_at(x, z) < 0.0).then_some(0.0))
     }
 
     /// Everything the world says about `xz`.

@@ -7,6 +7,8 @@
 
 use std::sync::Arc;
 
+use std::collections::VecDeque;
+
 use bevy::platform::collections::{HashMap, HashSet};
 use bevy::platform::time::Instant;
 use bevy::prelude::*;
@@ -17,6 +19,9 @@ use biome_core::world::SettingsError;
 use biome_core::{ChunkCoord, ChunkLayout, WorldGenerator};
 
 use super::objects::ScatterAssets;
+
+/// The kinds of scattered objects.
+const KINDS: usize = ScatterKind::ALL.len();
 use crate::streaming::{BuildKey, ChunkPlanner, LodConfig};
 use crate::world::BiomeWorldState;
 
@@ -31,7 +36,7 @@ pub struct BiomeScatterSettings {
     pub enabled: bool,
     /// Chunks within this distance of an anchor carry objects of each kind, world units,
     /// indexed by [`ScatterKind::index`] (rocks, bushes, grass); 0 spawns none of that kind.
-    pub radii: [f32; 3],
+    pub radii: [f32; KINDS],
     /// Objects stay until their anchor is this share of the radius farther, so an anchor
     /// hovering at the edge does not churn.
     pub hysteresis: f32,
@@ -174,9 +179,9 @@ pub struct BiomeScatter {
 #[reflect(Resource, Default, Debug, Clone)]
 pub struct BiomeScatterStats {
     /// Chunks carrying objects, per kind.
-    pub chunks: [usize; 3],
+    pub chunks: [usize; KINDS],
     /// Objects alive, per kind.
-    pub objects: [usize; 3],
+    pub objects: [usize; KINDS],
     /// Chunks being placed.
     pub in_flight: usize,
     /// Chunks wanted and waiting for a task.
@@ -214,7 +219,30 @@ struct KindStreamer {
     planner: ChunkPlanner,
     tasks: HashMap<BuildKey, Task<Placed>>,
     ready: HashMap<BuildKey, Placed>,
+    /// Chunks whose objects are all in, by their parent entity.
     shown: HashMap<BuildKey, Entity>,
+    /// Spawning and despawning under way, a slice of objects at a time.
+    work: VecDeque<Work>,
+}
+
+/// Objects spawn and despawn [`SLICE`] at a time, so a chunk of grass (a thousand tufts) does
+/// not hold a frame for a millisecond or more.
+const SLICE: usize = 128;
+
+/// A chunk's objects going in or out over some frames.
+enum Work {
+    /// Into `parent`, from `next` on; the planner hears of the chunk when all are in.
+    Spawn {
+        key: BuildKey,
+        parent: Entity,
+        objects: Vec<ScatterInstance>,
+        next: usize,
+    },
+    /// Out of `parent` (hidden already), which goes last.
+    Despawn {
+        parent: Entity,
+        objects: Vec<Entity>,
+    },
 }
 
 /// The scatter settings asked for, with what they were checked against.
@@ -230,7 +258,7 @@ pub(crate) struct ScatterStreamer {
     request: Option<SettingsRequest>,
     /// The settings in use: the last valid ones.
     settings: Option<BiomeScatterSettings>,
-    kinds: [KindStreamer; 3],
+    kinds: [KindStreamer; KINDS],
 }
 
 impl ScatterStreamer {
@@ -370,8 +398,9 @@ fn place(
     }
 }
 
-/// Collects finished placements, despawns what the planners retire and spawns ready chunks of
-/// objects, nearest first, within the budget.
+/// Collects finished placements, hides what the planners retire and shows ready chunks of
+/// objects, nearest first, spawning and despawning a slice of objects at a time within the
+/// budget (at least one slice a frame).
 pub(crate) fn apply_scatter(world: &mut World) {
     world.resource_scope(|world, mut streamer: Mut<ScatterStreamer>| {
         let started = Instant::now();
@@ -379,7 +408,8 @@ pub(crate) fn apply_scatter(world: &mut World) {
             .settings
             .as_ref()
             .map_or(0.0, |s| f64::from(s.apply_budget_ms) / 1000.0);
-        let generation = world.resource::<BiomeWorldState>().generation;
+        let state = world.resource::<BiomeWorldState>();
+        let (generation, layout) = (state.generation, state.settings.layout);
         let mut done = 0;
         let spent = |done: usize| done > 0 && started.elapsed().as_secs_f64() >= budget;
         let mut build_times = Vec::new();
@@ -390,6 +420,7 @@ pub(crate) fn apply_scatter(world: &mut World) {
                 tasks,
                 ready,
                 shown,
+                work,
             } = &mut streamer.kinds[kind.index()];
             tasks.retain(|&key, task| match check_ready(task) {
                 Some(placed) => {
@@ -399,18 +430,21 @@ pub(crate) fn apply_scatter(world: &mut World) {
                 }
                 None => true,
             });
+            // Retired chunks vanish at once (hidden) and leave slice by slice.
             for key in planner.plan().retire.clone() {
-                if spent(done) {
-                    break;
-                }
-                if let Some(entity) = shown.remove(&key) {
+                if let Some(parent) = shown.remove(&key) {
                     planner.hidden(&key);
-                    if let Ok(entity) = world.get_entity_mut(entity) {
-                        entity.despawn();
+                    if let Ok(mut entity) = world.get_entity_mut(parent) {
+                        entity.insert(Visibility::Hidden);
                     }
-                    done += 1;
+                    let objects = world
+                        .get::<Children>(parent)
+                        .map(|children| children.to_vec())
+                        .unwrap_or_default();
+                    work.push_back(Work::Despawn { parent, objects });
                 }
             }
+            // Ready chunks start spawning, nearest first: the parent now, the objects after.
             let order: Vec<BuildKey> = planner
                 .plan()
                 .build
@@ -419,11 +453,7 @@ pub(crate) fn apply_scatter(world: &mut World) {
                 .copied()
                 .collect();
             for key in order {
-                if spent(done) {
-                    break;
-                }
                 let placed = ready.remove(&key).expect("listed above");
-                let layout = world.resource::<BiomeWorldState>().settings.layout;
                 let origin = key.node.origin(&layout);
                 let parent = world
                     .spawn((
@@ -437,32 +467,90 @@ pub(crate) fn apply_scatter(world: &mut World) {
                         Visibility::default(),
                     ))
                     .id();
-                let assets = world.resource::<ScatterAssets>();
-                let bundles: Vec<_> = placed
-                    .objects
-                    .iter()
-                    .map(|object| (assets.bundle(object), ChildOf(parent)))
-                    .collect();
-                world.spawn_batch(bundles);
-                shown.insert(key, parent);
-                planner.shown(key);
+                work.push_back(Work::Spawn {
+                    key,
+                    parent,
+                    objects: placed.objects,
+                    next: 0,
+                });
+            }
+            while !spent(done) {
+                let Some(job) = work.front_mut() else {
+                    break;
+                };
+                // A chunk no longer wanted before its objects are all in goes whole.
+                if let Work::Spawn { key, parent, .. } = job
+                    && !planner.wants(key)
+                {
+                    if let Ok(entity) = world.get_entity_mut(*parent) {
+                        entity.despawn();
+                    }
+                    work.pop_front();
+                    done += 1;
+                    continue;
+                }
+                let finished = match job {
+                    Work::Spawn {
+                        key,
+                        parent,
+                        objects,
+                        next,
+                    } => {
+                        let end = (*next + SLICE).min(objects.len());
+                        if world.get_entity(*parent).is_ok() {
+                            let assets = world.resource::<ScatterAssets>();
+                            let bundles: Vec<_> = objects[*next..end]
+                                .iter()
+                                .map(|object| (assets.bundle(object), ChildOf(*parent)))
+                                .collect();
+                            world.spawn_batch(bundles);
+                        }
+                        *next = end;
+                        let finished = end == objects.len();
+                        if finished {
+                            shown.insert(*key, *parent);
+                            planner.shown(*key);
+                        }
+                        finished
+                    }
+                    Work::Despawn { parent, objects } => {
+                        let from = objects.len().saturating_sub(SLICE);
+                        for object in objects.drain(from..) {
+                            if let Ok(entity) = world.get_entity_mut(object) {
+                                entity.despawn();
+                            }
+                        }
+                        let finished = objects.is_empty();
+                        if finished && let Ok(entity) = world.get_entity_mut(*parent) {
+                            entity.despawn();
+                        }
+                        finished
+                    }
+                };
+                if finished {
+                    work.pop_front();
+                }
                 done += 1;
             }
             let in_hand: HashSet<BuildKey> = tasks.keys().chain(ready.keys()).copied().collect();
+            let spawning = work
+                .iter()
+                .filter(|job| matches!(job, Work::Spawn { .. }))
+                .count();
             counts.0 += tasks.len();
-            counts.1 += ready.len();
+            counts.1 += ready.len() + spawning;
             counts.2 += planner
                 .plan()
                 .build
                 .iter()
-                .filter(|key| !in_hand.contains(*key))
+                .filter(|key| !in_hand.contains(*key) && !shown.contains_key(*key))
+                .filter(|key| {
+                    !work
+                        .iter()
+                        .any(|job| matches!(job, Work::Spawn { key: k, .. } if k == *key))
+                })
                 .count();
-            counts.3 += planner
-                .plan()
-                .retire
-                .iter()
-                .filter(|key| shown.contains_key(*key))
-                .count();
+            counts.3 += work.len() - spawning;
         }
         let per_kind: Vec<(usize, usize)> = streamer
             .kinds

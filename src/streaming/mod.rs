@@ -392,7 +392,7 @@ fn stream(
         let task = pool.spawn(async move {
             let started = Instant::now();
             run_build(|| {
-                let data = match slot {
+                let mut data = match slot {
                     Some(slot) => {
                         let density = slot.get_or_sample(DensityUser::Terrain, || {
                             generator.node_density(key.node, &layout, &flag)
@@ -402,7 +402,8 @@ fn stream(
                     None => generator.build_node(key.node, &layout, key.stitch, &flag)?,
                 };
                 let mesh = chunk_mesh(&data, mesh_usage, colors);
-                let river_water = river_water_mesh(&data.river_water, mesh_usage);
+                let river_water =
+                    river_water_mesh(std::mem::take(&mut data.river_water), mesh_usage);
                 // The node's trees on every `stride`-th grid cell, relative to its origin
                 // (standing at full-detail ground heights).
                 let node_trees = |stride: u32| -> Vec<TreeInstance> {

@@ -340,6 +340,40 @@ fn run(options: &Options) -> Result<(), Box<dyn Error>> {
                 rivers.pixels[k] = [20, 40, 80];
             }
         }
+        // Every course's centre line, so rivers narrower than a pixel show too: courses whose
+        // springs lie within a course's reach of the picture.
+        let settings = &world.settings().rivers;
+        let reach = settings.spacing * f64::from(settings.max_length);
+        let (min, max) = (
+            [xs[0] - options.scale / 2.0, zs[0] - options.scale / 2.0],
+            [
+                xs[0] + (n as f64 - 0.5) * options.scale,
+                zs[0] + (n as f64 - 0.5) * options.scale,
+            ],
+        );
+        let courses = world.river_courses(
+            [min[0] - reach, min[1] - reach],
+            [max[0] + reach, max[1] + reach],
+        );
+        let to_pixel = |p: [f64; 2]| {
+            [
+                (p[0] - min[0]) / options.scale,
+                (p[1] - min[1]) / options.scale,
+            ]
+        };
+        for course in &courses {
+            for pair in course.points.windows(2) {
+                let (a, b) = (to_pixel(pair[0]), to_pixel(pair[1]));
+                let steps = (b[0] - a[0]).abs().max((b[1] - a[1]).abs()).ceil().max(1.0) as usize;
+                for s in 0..=steps {
+                    let t = s as f64 / steps as f64;
+                    let (x, y) = (a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t);
+                    if x >= 0.0 && y >= 0.0 {
+                        rivers.blend(x as usize, y as usize, [40, 110, 200], 0.9);
+                    }
+                }
+            }
+        }
         panels.push(("rivers and lakes".to_owned(), rivers));
     }
     if world.climate_point(0.0, 0.0).is_some() {

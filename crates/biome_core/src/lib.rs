@@ -10,8 +10,10 @@
 //! - [`world`]: [`WorldSettings`] (with RON presets) and the infinite [`WorldGenerator`],
 //!   sampled anywhere.
 //! - [`chunk`] and [`trees`]: chunks as mesh data with trees, seamless and deterministic.
-//! - [`multi_noise`]: the exact nearest-box lookup of a multi-noise biome source (biomes as
-//!   boxes in a climate space of five axes, in the style of Minecraft 1.18+).
+//! - [`multi_noise`]: a multi-noise biome source (biomes as boxes in a climate space of five
+//!   axes, in the style of Minecraft 1.18+) and its exact nearest-box lookup.
+//! - [`rivers`]: rivers and lakes carved into the terrain, their beds never rising downstream.
+//! - [`scatter`]: rocks, bushes and grass by Poisson-disk sampling at each biome's spacing.
 //!
 //! ```
 //! use biome_core::chunk::{ChunkCoord, ChunkLayout};

@@ -24,6 +24,12 @@ fn a_source_made_from_the_table_picks_what_the_table_picks() {
             wet_limits: vec![0.7],
             ..BiomeTable::default()
         },
+        // Thresholds at the ends: a row no temperature falls in, and a column only 1 does.
+        BiomeTable {
+            heat_limits: vec![0.0, 0.5],
+            wet_limits: vec![0.2, 1.0],
+            ..BiomeTable::default()
+        },
     ];
     for table in tables {
         let source = MultiNoise::from_table(&table);
@@ -35,6 +41,8 @@ fn a_source_made_from_the_table_picks_what_the_table_picks() {
             values.extend([limit, limit.next_down(), limit.next_up()]);
         }
         values.extend([0.0, 1.0]);
+        // The climate gives values from 0 to 1.
+        values.retain(|v| (0.0..=1.0).contains(v));
         for &t in &values {
             for &m in &values {
                 let extra = [0, 1, 2].map(|_| (random.next_float() - 0.5) * 3.0);

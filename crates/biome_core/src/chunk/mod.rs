@@ -6,7 +6,6 @@
 //! sit at the same world coordinates in both chunks, and normals come from heights that include a
 //! one-tile apron, so edges match exactly in height, normal and colour.
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde::{Deserialize, Serialize};
@@ -442,15 +441,15 @@ impl WaterMesh {
         self.indices.is_empty()
     }
 
-    /// Adds triangle `corners` (positions), sharing vertices already added under the same keys.
-    fn triangle(&mut self, corners: [([f32; 3], usize); 3], index: &mut HashMap<usize, u32>) {
-        for (position, key) in corners {
-            let next = self.positions.len() as u32;
-            let at = *index.entry(key).or_insert(next);
-            if at == next {
+    /// Adds triangle `corners` (positions, each with its grid vertex), sharing the vertices
+    /// added already: `index[vertex]` is a grid vertex's place in the mesh, `u32::MAX` before.
+    fn triangle(&mut self, corners: [([f32; 3], usize); 3], index: &mut [u32]) {
+        for (position, vertex) in corners {
+            if index[vertex] == u32::MAX {
+                index[vertex] = self.positions.len() as u32;
                 self.positions.push(position);
             }
-            self.indices.push(at);
+            self.indices.push(index[vertex]);
         }
     }
 }
@@ -756,7 +755,7 @@ pub(crate) fn build(
                 let (i, j) = (k % n, k / n);
                 let corners = [(i, j), (i + 1, j), (i, j + 1), (i + 1, j + 1)];
                 // A tile whose centre lies under a river carries a flat square of its water.
-                if let (true, Some(level)) = (sample.river.wet, sample.river.surface) {
+                if let Some(level) = sample.river.water {
                     let base = water.positions.len() as u32;
                     for (a, b) in corners {
                         water.positions.push([
@@ -944,7 +943,7 @@ impl StitchedEdges {
     }
 
     /// Puts every in-between vertex's river water on its coarse edge: the midpoint of the two
-    /// coarse vertices' surfaces (none unless both have one), wet if either is.
+    /// coarse vertices' surfaces (none unless both have one), under water if either is.
     fn snap_rivers(&self, rivers: &mut [RiverPoint], verts: usize) {
         if self.stitch.sides.iter().all(|&s| !s) {
             return;
@@ -961,7 +960,10 @@ impl StitchedEdges {
                     .surface
                     .zip(b.surface)
                     .map(|(a, b)| f64::from(midpoint(a as f32, b as f32)));
-                rivers[k].wet = a.wet || b.wet;
+                rivers[k].water = match (a.water, b.water) {
+                    (Some(a), Some(b)) => Some(f64::from(midpoint(a as f32, b as f32))),
+                    (a, b) => a.or(b),
+                };
             }
         }
     }
@@ -1050,10 +1052,10 @@ fn normalize(v: [f64; 3]) -> [f64; 3] {
 /// holds the water up to the bank, which rises above it.
 fn river_water(rivers: &[RiverPoint], verts: usize, ts: f64) -> WaterMesh {
     let mut mesh = WaterMesh::default();
-    if rivers.iter().all(|r| !r.wet) {
+    if rivers.iter().all(|r| r.water.is_none()) {
         return mesh;
     }
-    let mut index = HashMap::new();
+    let mut index = vec![u32::MAX; rivers.len()];
     let corner = |k: usize| {
         let level = rivers[k].surface?;
         let (i, j) = (k % verts, k / verts);
@@ -1067,7 +1069,7 @@ fn river_water(rivers: &[RiverPoint], verts: usize, ts: f64) -> WaterMesh {
             let v00 = j * verts + i;
             let (v10, v01, v11) = (v00 + 1, v00 + verts, v00 + verts + 1);
             for triangle in [[v00, v01, v10], [v10, v01, v11]] {
-                if !triangle.iter().any(|&k| rivers[k].wet) {
+                if !triangle.iter().any(|&k| rivers[k].water.is_some()) {
                     continue;
                 }
                 if let (Some(a), Some(b), Some(c)) = (

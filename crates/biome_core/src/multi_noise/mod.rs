@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::batch::{Backend, LaneWork, on_backend};
 use crate::density::{DensityNode, Shape};
-use crate::world::{BiomeTable, SettingsError};
+use crate::world::{BiomeTable, SettingsError, limits};
 
 /// The climate axes of a [`BiomeBox`], in order.
 pub const AXES: usize = 5;
@@ -36,7 +36,7 @@ pub type ClimatePoint = [f64; AXES];
 
 /// A closed range of one axis.
 #[cfg_attr(feature = "bevy_reflect", derive(bevy_reflect::Reflect))]
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct AxisRange {
     /// The smallest value in the range.
     pub min: f64,
@@ -47,7 +47,7 @@ pub struct AxisRange {
 impl AxisRange {
     /// The range a box gives an axis it does not care about: every value an axis can take
     /// ([`crate::world::limits::DENSITY`]), so that axis adds nothing to its fit.
-    pub const ANY: Self = Self::new(-1.0e6, 1.0e6);
+    pub const ANY: Self = Self::new(*limits::DENSITY.start(), *limits::DENSITY.end());
 
     /// `min..=max`.
     #[must_use]
@@ -134,7 +134,9 @@ impl MultiNoise {
     /// threshold, as the table counts a value at a threshold into the next row.
     #[must_use]
     pub fn from_table(table: &BiomeTable) -> Self {
-        let bands = |limits: &[f64]| -> Vec<AxisRange> {
+        // A band ends just below the next threshold; a band no value falls in (its threshold
+        // at 0) gets an empty range.
+        let bands = |limits: &[f64]| -> Vec<Option<AxisRange>> {
             let mut edges = vec![0.0];
             edges.extend_from_slice(limits);
             edges.push(1.0);
@@ -143,16 +145,22 @@ impl MultiNoise {
                 .enumerate()
                 .map(|(k, pair)| {
                     let last = k + 2 == edges.len();
-                    AxisRange::new(pair[0], if last { pair[1] } else { pair[1].next_down() })
+                    let top = if last { pair[1] } else { pair[1].next_down() };
+                    (pair[0] <= top).then(|| AxisRange::new(pair[0], top))
                 })
                 .collect()
         };
         let (rows, columns) = (bands(&table.heat_limits), bands(&table.wet_limits));
         let mut boxes = Vec::with_capacity(rows.len() * columns.len());
-        for &temperature in &rows {
-            for &moisture in &columns {
+        for (r, &temperature) in rows.iter().enumerate() {
+            for (c, &moisture) in columns.iter().enumerate() {
+                // The box of a cell the table never picks fits nothing better than an offset
+                // beyond any fit a real box gives.
+                let picked = temperature.zip(moisture);
+                let [temperature, moisture] =
+                    picked.map_or([AxisRange::new(0.0, 0.0); 2], |(t, m)| [t, m]);
                 boxes.push(BiomeBox {
-                    biome: boxes.len(),
+                    biome: r * columns.len() + c,
                     ranges: [
                         temperature,
                         moisture,
@@ -160,7 +168,7 @@ impl MultiNoise {
                         AxisRange::ANY,
                         AxisRange::ANY,
                     ],
-                    offset: 0.0,
+                    offset: if picked.is_some() { 0.0 } else { NEVER },
                 });
             }
         }
@@ -179,6 +187,10 @@ impl MultiNoise {
         [&self.continentalness, &self.erosion, &self.weirdness]
     }
 }
+
+/// The offset of a box that never wins: its fit is beyond what any box without an offset
+/// gives for climate points within the axes' ranges.
+const NEVER: f64 = 1.0e7;
 
 /// The seed offsets [`MultiNoise::from_table`] gives its axes: clear of the terrain's and the
 /// world's own fields.
@@ -383,6 +395,21 @@ impl Leaf {
     }
 }
 
+/// The box of `boxes` that `point` fits best, the first listed among equals, by scanning them
+/// all (`None` without boxes): what [`BiomeBoxIndex`] answers faster, for boxes that are not
+/// indexed (being edited, say).
+#[must_use]
+pub fn nearest_by_scan(boxes: &[BiomeBox], point: &ClimatePoint) -> Option<usize> {
+    let mut best: Option<(f64, usize)> = None;
+    for (i, b) in boxes.iter().enumerate() {
+        let fit = b.fit(point);
+        if best.is_none_or(|(f, _)| fit < f) {
+            best = Some((fit, i));
+        }
+    }
+    best.map(|(_, i)| i)
+}
+
 /// The boxes of a multi-noise biome source, indexed for exact nearest-box lookups: grouped into
 /// leaves of boxes that lie together, each leaf bounded by the union of its boxes' ranges and
 /// their smallest offset. A lookup bounds every leaf at once (the bounds side by side, like a
@@ -538,17 +565,11 @@ impl BiomeBoxIndex {
         best.1 as usize
     }
 
-    /// [`BiomeBoxIndex::nearest`] by scanning every box: the reference the index is held to.
+    /// [`BiomeBoxIndex::nearest`] by scanning every box: the reference the index is held to
+    /// (an index always holds a box).
     #[must_use]
     pub fn nearest_by_scan(&self, point: &ClimatePoint) -> usize {
-        let mut best = (f64::INFINITY, 0);
-        for (i, b) in self.boxes.iter().enumerate() {
-            let f = b.fit(point);
-            if f < best.0 {
-                best = (f, i);
-            }
-        }
-        best.1
+        nearest_by_scan(&self.boxes, point).unwrap_or(0)
     }
 }
 

@@ -2,13 +2,14 @@
 //!
 //! **The rule.** The world is read on a coarse grid of *river nodes* (one per `spacing` cell,
 //! jittered), each with the terrain's height there (before rivers) and its moisture. Water runs
-//! from a node to the neighbour (of eight) it falls to most steeply, judged on the heights
-//! averaged over each node's 3 × 3 block, so small bumps do not stop it. It stops in the sea (a
-//! node below sea level) or in a lake (a node no neighbour lies below). A node is a *spring*
-//! when it stands `spring_height` above the sea, its moisture reaches `dry_moisture` (so deserts
-//! have none), a per-node draw falls under `springs`, and its course reaches the sea or a lake
-//! within `max_length` nodes; courses that would end on a hillside are not rivers. Every node
-//! on a course gets the water level of the lowest ground the course crossed so far (the least
+//! from a node to the one of its four neighbours it falls to most steeply, judged on the
+//! heights averaged over each node's 3 × 3 block, so small bumps do not stop it (along the
+//! grid's sides two courses never cross). It stops in the sea (a node below sea level) or in a
+//! lake (a node no neighbour lies below). A node is a *spring* when it stands `spring_height`
+//! above the sea, its moisture reaches `dry_moisture` (so deserts have none), a per-node draw
+//! falls under `springs`, and its course reaches the sea or a lake within `max_length` steps
+//! from node to node; courses that would end on a hillside are not rivers. Every node and bend
+//! of a course gets the water level of the lowest ground the course crossed so far (the least
 //! over every course through it), so water levels never rise downstream: a river's bed and
 //! surface descend monotonically from spring to mouth, and where the ground rises in the way
 //! the river cuts a gorge through it. A river is as wide as the springs feeding it say (and
@@ -18,9 +19,10 @@
 //! **The carve.** Each stretch of river (and each lake) sets, near it, a ceiling on the ground
 //! (its channel, then valley walls rising at `valley_slope` out to `valley_width`) and a floor
 //! (the channel's bed, then a bank `bank_height` above the water): the terrain is the ground
-//! clamped between the lowest ceiling and the highest floor, where floors give way to the
-//! ceiling inside channels so no bank dams another river. Ceilings and floors rise (and fall)
-//! steeply at the edge of their reach, so the carve is continuous everywhere: chunks and levels
+//! clamped between the lowest ceiling and the highest floor. Inside a channel the floors give
+//! way to the ceiling (no bank dams another river), other valleys' walls do not cut its bed,
+//! and where channels meet the lowest bed wins. Over the last part of its reach each ceiling
+//! and floor gives way to the ground, so the carve is continuous everywhere: chunks and levels
 //! of detail join exactly.
 //!
 //! **Locality.** Whether a river passes a point depends only on springs within `max_length`
@@ -30,7 +32,8 @@
 
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::{Arc, Mutex};
+use std::ops::Range;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use serde::{Deserialize, Serialize};
 
@@ -55,7 +58,7 @@ pub struct RiverSettings {
     /// Springs need at least this moisture (0 to 1): deserts and dry steppe have none, and
     /// rivers crossing them narrow.
     pub dry_moisture: f64,
-    /// A spring's course must reach the sea or a lake within this many nodes.
+    /// A spring's course must reach the sea or a lake within this many steps from node to node.
     pub max_length: u32,
     /// Width of a river fed by one spring, world units; it grows with the springs upstream
     /// (about as their count to the power 0.4, at most 4 times).
@@ -101,6 +104,8 @@ const TILE: i64 = 16;
 const PIECES: usize = 6;
 /// Most springs a river's width grows with.
 const MAX_WIDTH_FACTOR: f64 = 4.0;
+/// Most a river's depth grows downstream.
+const MAX_DEPTH_FACTOR: f64 = 4.0;
 /// Most a lake's radius grows.
 const MAX_LAKE_FACTOR: f64 = 2.0;
 /// How much deeper than a river a lake is.
@@ -120,12 +125,13 @@ mod draw {
 /// What rivers and lakes are at one point.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RiverPoint {
-    /// The water surface of the river or lake whose channel lies within one half width of the
-    /// point, world units (the lowest, where channels meet), whether or not the ground here is
-    /// below it: renderers draw water over the points that have one.
+    /// The surface of the river or lake the point lies in, world units, where its ground is
+    /// below that surface (the lowest, where channels meet).
+    pub water: Option<f64>,
+    /// The water surface of the channel or lake within one half width of the point, world
+    /// units (the lowest, where channels meet), whether or not the ground here is below it:
+    /// renderers draw water over the points that have one, up to the banks.
     pub surface: Option<f64>,
-    /// Whether the point lies in a channel or lake with its ground below the water.
-    pub wet: bool,
     /// How much of a river bank the point is, 0 to 1 (1 at the water's edge), for colours.
     pub bank: f64,
 }
@@ -133,8 +139,8 @@ pub struct RiverPoint {
 impl RiverPoint {
     /// No river near.
     pub const DRY: Self = Self {
+        water: None,
         surface: None,
-        wet: false,
         bank: 0.0,
     };
 }
@@ -209,8 +215,8 @@ impl Element {
     }
 }
 
-/// [`RiverSettings`] in the units the carve works in (density units for heights), with what
-/// the terrain's bounds say about how steeply ceilings and floors must leave.
+/// [`RiverSettings`] in the units the carve works in (density units for heights), and how far
+/// rivers reach.
 #[derive(Clone, Copy, Debug)]
 struct Params {
     settings: RiverSettings,
@@ -235,7 +241,9 @@ impl Params {
         let bank = settings.bank_height / height_scale;
         let widest =
             (0.5 * settings.width * MAX_WIDTH_FACTOR).max(settings.lake_radius * MAX_LAKE_FACTOR);
-        let reach = widest + settings.valley_width + settings.meander * settings.spacing;
+        // Bends stray sideways up to 32/27 of the meander amplitude (`bends`); the one more
+        // node of the margin covers an edge's reach from its node across the next cell.
+        let reach = widest + settings.valley_width + 1.2 * settings.meander * settings.spacing;
         Self {
             settings,
             seed,
@@ -279,7 +287,7 @@ impl Params {
     }
 
     fn river_depth(&self, flow: u32) -> f64 {
-        self.depth * (0.6 + 0.4 * f64::from(flow).sqrt()).min(MAX_WIDTH_FACTOR)
+        self.depth * (0.6 + 0.4 * f64::from(flow).sqrt()).min(MAX_DEPTH_FACTOR)
     }
 
     fn element(
@@ -363,6 +371,13 @@ struct RiverTile {
     starts: Vec<u32>,
     bins: Vec<u32>,
 }
+
+/// The widest rectangle [`WorldGenerator::river_courses`] lists, in river nodes a side (655 km
+/// at the default spacing).
+pub const MAX_COURSE_NODES: i64 = 4096;
+
+/// Bend points sampled between two yields of the thread.
+const BLOCK: usize = 512;
 
 /// Bins along each side of a river tile.
 const BINS: usize = 32;
@@ -473,8 +488,8 @@ enum Flow {
 /// The river network of a world: its parameters, and the tiles computed so far.
 pub(crate) struct Rivers {
     params: Params,
-    nodes: Mutex<HashMap<[i64; 2], Arc<NodeTile>>>,
-    tiles: Mutex<HashMap<[i64; 2], Arc<RiverTile>>>,
+    nodes: TileCache<NodeTile>,
+    tiles: TileCache<RiverTile>,
 }
 
 impl fmt::Debug for Rivers {
@@ -485,31 +500,71 @@ impl fmt::Debug for Rivers {
     }
 }
 
-/// Takes `key`'s value from `cache`, or makes it (outside the lock) and keeps it.
-fn cached<T>(
-    cache: &Mutex<HashMap<[i64; 2], Arc<T>>>,
-    key: [i64; 2],
-    make: impl FnOnce() -> T,
-) -> Arc<T> {
-    if let Some(found) = cache.lock().expect("river cache").get(&key) {
-        return found.clone();
+/// Tiles by key, each made once: threads asking for a tile being made wait for it rather than
+/// make it again. When full, the quarter used longest ago goes.
+struct TileCache<T> {
+    slots: Mutex<TileSlots<T>>,
+}
+
+struct TileSlots<T> {
+    tiles: HashMap<[i64; 2], (Arc<OnceLock<T>>, u64)>,
+    /// Counts lookups: a tile's stamp says when it was last asked for.
+    clock: u64,
+}
+
+impl<T> TileCache<T> {
+    fn new() -> Self {
+        Self {
+            slots: Mutex::new(TileSlots {
+                tiles: HashMap::new(),
+                clock: 0,
+            }),
+        }
     }
-    let made = Arc::new(make());
-    let mut cache = cache.lock().expect("river cache");
-    if cache.len() >= CACHE_TILES {
-        cache.clear();
+
+    /// The tile of `key`, made with `make` (outside the lock) if no thread has made it.
+    fn get(&self, key: [i64; 2], make: impl FnOnce() -> T) -> Tile<T> {
+        let slot = {
+            let mut slots = self.slots.lock().expect("river tile cache");
+            slots.clock += 1;
+            let clock = slots.clock;
+            if !slots.tiles.contains_key(&key) && slots.tiles.len() >= CACHE_TILES {
+                let mut stamps: Vec<u64> = slots.tiles.values().map(|(_, stamp)| *stamp).collect();
+                stamps.sort_unstable();
+                let oldest = stamps[stamps.len() / 4];
+                slots.tiles.retain(|_, (_, stamp)| *stamp > oldest);
+            }
+            let (slot, stamp) = slots
+                .tiles
+                .entry(key)
+                .or_insert_with(|| (Arc::new(OnceLock::new()), clock));
+            *stamp = clock;
+            slot.clone()
+        };
+        slot.get_or_init(make);
+        Tile(slot)
     }
-    cache.entry(key).or_insert(made).clone()
+}
+
+/// A tile from a [`TileCache`], made.
+struct Tile<T>(Arc<OnceLock<T>>);
+
+impl<T> std::ops::Deref for Tile<T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        self.0.get().expect("a cache hands out tiles once made")
+    }
 }
 
 impl Rivers {
-    /// The network of `settings` (enabled) for a world of `seed` whose terrain, in density
-    /// units, lies in `terrain`.
+    /// The network of `settings` (enabled) for a world of `seed` with `height_scale` world
+    /// units per density unit.
     pub(crate) fn new(settings: RiverSettings, seed: i64, height_scale: f64) -> Self {
         Self {
             params: Params::new(settings, seed, height_scale),
-            nodes: Mutex::new(HashMap::new()),
-            tiles: Mutex::new(HashMap::new()),
+            nodes: TileCache::new(),
+            tiles: TileCache::new(),
         }
     }
 
@@ -522,8 +577,8 @@ impl Rivers {
         [(x / size).floor() as i64, (z / size).floor() as i64]
     }
 
-    fn node_tile(&self, world: &WorldGenerator, key: [i64; 2]) -> Arc<NodeTile> {
-        cached(&self.nodes, key, || {
+    fn node_tile(&self, world: &WorldGenerator, key: [i64; 2]) -> Tile<NodeTile> {
+        self.nodes.get(key, || {
             let count = (TILE * TILE) as usize;
             let (mut xs, mut zs) = (Vec::with_capacity(count), Vec::with_capacity(count));
             for j in 0..TILE {
@@ -534,6 +589,9 @@ impl Rivers {
                 }
             }
             let (height, moisture) = world.river_nodes(&xs, &zs);
+            // A tile of nodes is a few hundred samples: a thread waiting for the core (a
+            // game's frame) gets it between tiles.
+            std::thread::yield_now();
             NodeTile { height, moisture }
         })
     }
@@ -608,12 +666,16 @@ impl Rivers {
 
     /// The courses of every spring in `window` whose node lies within `springs` (node index
     /// ranges), each as window indices from the spring to its end, and how it ends.
-    fn courses(&self, window: &Window, springs: ([i64; 2], [i64; 2])) -> Vec<(Vec<usize>, Flow)> {
+    fn courses(
+        &self,
+        window: &Window,
+        [columns, rows]: &[Range<i64>; 2],
+    ) -> Vec<(Vec<usize>, Flow)> {
         let p = &self.params;
         let s = &p.settings;
         let mut out = Vec::new();
-        for j in springs.1[0]..springs.1[1] {
-            for i in springs.0[0]..springs.0[1] {
+        for j in rows.clone() {
+            for i in columns.clone() {
                 let Some(k) = window.index(i, j) else {
                     continue;
                 };
@@ -627,11 +689,13 @@ impl Rivers {
                 let end = loop {
                     match self.flow(window, *course.last().expect("a spring")) {
                         Flow::Down(m) if course.len() <= s.max_length as usize => course.push(m),
-                        Flow::Down(_) | Flow::Unknown => break None,
-                        end => break Some(end),
+                        end => break end,
                     }
                 };
-                if let Some(end) = end {
+                // Windows reach `max_length` nodes past their springs (and a ring more for
+                // the routing), so every course ends inside one.
+                debug_assert_ne!(end, Flow::Unknown, "a course ran out of its window");
+                if matches!(end, Flow::Sea | Flow::Lake) {
                     out.push((course, end));
                 }
             }
@@ -639,13 +703,13 @@ impl Rivers {
         out
     }
 
-    /// The network of the courses from the springs within `springs` (node index ranges) of
+    /// The network of the courses from the springs in node ranges `springs` (columns, rows) of
     /// `window`: their levels, flows, lakes and bends.
     fn network(
         &self,
         world: &WorldGenerator,
         window: Window,
-        springs: ([i64; 2], [i64; 2]),
+        springs: &[Range<i64>; 2],
     ) -> Network {
         let courses = self.courses(&window, springs);
         let n = window.height.len();
@@ -687,7 +751,11 @@ impl Rivers {
                 },
             );
         }
-        let ground = world.raw_terrain(&xs, &zs);
+        let mut ground = Vec::with_capacity(xs.len());
+        for (bx, bz) in xs.chunks(BLOCK).zip(zs.chunks(BLOCK)) {
+            ground.extend(world.raw_terrain(bx, bz));
+            std::thread::yield_now();
+        }
         for (k, chunk) in edges.iter().zip(ground.chunks(PIECES - 1)) {
             let bend = bends.get_mut(k).expect("listed above");
             bend.ground.copy_from_slice(chunk);
@@ -728,8 +796,8 @@ impl Rivers {
     }
 
     /// The river elements that reach into tile `key`.
-    fn river_tile(&self, world: &WorldGenerator, key: [i64; 2]) -> Arc<RiverTile> {
-        cached(&self.tiles, key, || {
+    fn river_tile(&self, world: &WorldGenerator, key: [i64; 2]) -> Tile<RiverTile> {
+        self.tiles.get(key, || {
             let p = &self.params;
             let length = i64::from(p.settings.max_length);
             // Edges that reach the tile start within `margin` nodes of it; the springs feeding
@@ -749,11 +817,11 @@ impl Rivers {
                 first[1] - pad,
                 last[0] - first[0] + 2 * pad,
             );
-            let springs = (
-                [first[0] - length, last[0] + length],
-                [first[1] - length, last[1] + length],
-            );
-            let network = self.network(world, window, springs);
+            let springs = [
+                first[0] - length..last[0] + length,
+                first[1] - length..last[1] + length,
+            ];
+            let network = self.network(world, window, &springs);
             let window = &network.window;
             let wanted = |k: usize| {
                 let [i, j] = window.node(k);
@@ -823,7 +891,7 @@ impl Rivers {
         zs: &[f64],
         mut visit: impl FnMut(usize, &RiverTile),
     ) {
-        let mut tiles: Vec<([i64; 2], Arc<RiverTile>)> = Vec::new();
+        let mut tiles: Vec<([i64; 2], Tile<RiverTile>)> = Vec::new();
         for k in 0..xs.len() {
             let key = self.tile_of(xs[k], zs[k]);
             let at = match tiles.iter().position(|(t, _)| *t == key) {
@@ -879,8 +947,9 @@ impl Rivers {
         self.each_point(world, xs, zs, |k, tile| {
             let survey = self.survey(tile, [xs[k], zs[k]], carved[k]);
             out[k] = RiverPoint {
+                water: (survey.water < f64::INFINITY && carved[k] < survey.water)
+                    .then_some(survey.water * scale),
                 surface: (survey.level < f64::INFINITY).then_some(survey.level * scale),
-                wet: survey.water < f64::INFINITY && carved[k] < survey.water,
                 bank: 1.0 - smoothstep(0.0, 1.5, survey.edge),
             };
         });
@@ -919,32 +988,39 @@ impl Rivers {
         survey
     }
 
-    /// The courses of every spring whose node lies in the node rectangle `[i0, i1) × [j0, j1)`.
+    /// The courses of every spring standing in `[min.x, max.x) × [min.z, max.z)`.
+    ///
+    /// # Panics
+    /// If the rectangle spans more than [`MAX_COURSE_NODES`] river nodes on a side.
     pub(crate) fn courses_in(
         &self,
         world: &WorldGenerator,
-        [i0, j0]: [i64; 2],
-        [i1, j1]: [i64; 2],
+        min: [f64; 2],
+        max: [f64; 2],
     ) -> Vec<RiverCourse> {
+        let [[i0, j0], [i1, j1]] = [self.node_at(min[0], min[1]), self.node_at(max[0], max[1])];
+        assert!(
+            i1 - i0 < MAX_COURSE_NODES && j1 - j0 < MAX_COURSE_NODES,
+            "river courses are listed over at most {MAX_COURSE_NODES} nodes a side"
+        );
         // Levels come from every course through a node: the springs feeding the rectangle's
         // courses lie within two lengths of it, and their courses within three.
         let length = i64::from(self.params.settings.max_length);
         let pad = 3 * length + 3;
-        let side = (i1 - i0).max(j1 - j0) + 2 * pad;
+        let side = (i1 - i0).max(j1 - j0) + 1 + 2 * pad;
         let window = self.window(world, i0 - pad, j0 - pad, side);
         let reach = 2 * length;
-        let network = self.network(
-            world,
-            window,
-            ([i0 - reach, i1 + reach], [j0 - reach, j1 + reach]),
-        );
+        let springs = [i0 - reach..i1 + 1 + reach, j0 - reach..j1 + 1 + reach];
+        let network = self.network(world, window, &springs);
         let window = &network.window;
+        let inside =
+            |[x, z]: [f64; 2]| (min[0]..max[0]).contains(&x) && (min[1]..max[1]).contains(&z);
         network
             .courses
             .iter()
             .filter(|(course, _)| {
                 let [i, j] = window.node(course[0]);
-                (i0..i1).contains(&i) && (j0..j1).contains(&j)
+                inside(self.params.node(i, j))
             })
             .map(|(course, end)| {
                 let [i, j] = window.node(course[0]);
@@ -965,7 +1041,7 @@ impl Rivers {
     }
 
     /// The node index holding world point `(x, z)`'s cell.
-    pub(crate) fn node_at(&self, x: f64, z: f64) -> [i64; 2] {
+    fn node_at(&self, x: f64, z: f64) -> [i64; 2] {
         let s = self.params.settings.spacing;
         [(x / s).floor() as i64, (z / s).floor() as i64]
     }

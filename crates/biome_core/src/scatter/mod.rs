@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::hash::{hash_cell, mix, salt, unit};
 use crate::scratch::Scratch;
-use crate::tutorial::{blend_weight, wobble_point};
+use crate::tutorial::wobble_point;
 use crate::world::{
     NearestTwoRun, RegionBiomes, SiteCache, Surface, WorldGenerator, clamp_coordinate, limits,
     seed_offsets,
@@ -143,8 +143,19 @@ impl Scattered {
 
 /// Candidate spots per cell.
 const SLOTS: usize = 2;
-/// Distance (world units) over which slope is measured.
-const SLOPE_STEP: f64 = 0.5;
+/// The most candidate cells one rectangle's search may cover (with its margins).
+pub const MAX_CELLS: i64 = 1 << 26;
+
+/// The window of candidates computed in batches reaches this many conflict distances (the
+/// widest spacing) beyond a rectangle: chains of priorities rarely leave it, and the few
+/// candidates beyond are computed one at a time.
+const MARGIN: i64 = 4;
+
+/// Candidates looked up between two yields of the thread (see [`scatter_in`]).
+const BLOCK: usize = 1024;
+
+/// A candidate: its cell's column and row, and its slot in the cell.
+type Key = (i64, i64, usize);
 
 /// One candidate spot.
 #[derive(Clone, Copy, Debug)]
@@ -182,15 +193,18 @@ struct Candidates<'a> {
     spacing: Vec<f64>,
     /// The largest spacing of the kind anywhere.
     widest: f64,
-    /// The largest spacing among the window's candidates.
-    widest_here: f64,
+    /// Per window cell, the largest spacing among the candidates in the square of cells around
+    /// it that holds every candidate within `widest` of it.
+    widest_near: Vec<f64>,
+    /// That square's half width, in cells.
+    reach: i64,
     /// The window's first cell, its width and height in cells.
     first: [i64; 2],
     size: [i64; 2],
-    /// Cells whose scan with `widest_here` finds every conflict (far enough inside the window).
+    /// Cells whose scan out to `widest_near` finds every conflict (far enough inside the window).
     core: [i64; 4],
     slots: Vec<Candidate>,
-    beyond: HashMap<(i64, i64, usize), Candidate>,
+    beyond: HashMap<Key, Candidate>,
 }
 
 impl<'a> Candidates<'a> {
@@ -231,11 +245,17 @@ impl<'a> Candidates<'a> {
             [index(min[0]), index(min[1])],
             [index(max[0]), index(max[1])],
         );
-        let first = [low[0] - 2 * reach, low[1] - 2 * reach];
+        let first = [low[0] - MARGIN * reach, low[1] - MARGIN * reach];
         let size = [
-            high[0] - low[0] + 1 + 4 * reach,
-            high[1] - low[1] + 1 + 4 * reach,
+            high[0] - low[0] + 1 + 2 * MARGIN * reach,
+            high[1] - low[1] + 1 + 2 * MARGIN * reach,
         ];
+        assert!(
+            size[0].saturating_mul(size[1]) <= MAX_CELLS,
+            "a scatter search covers at most {MAX_CELLS} cells (this rectangle needs {} × {})",
+            size[0],
+            size[1]
+        );
         let seed = settings.seed + seed_offsets::SCATTER + kind.index() as i64;
         let mut candidates = Self {
             world,
@@ -243,7 +263,8 @@ impl<'a> Candidates<'a> {
             cell,
             spacing,
             widest,
-            widest_here: widest,
+            widest_near: Vec::new(),
+            reach,
             first,
             size,
             core: [
@@ -281,26 +302,74 @@ impl<'a> Candidates<'a> {
         ];
         let world = self.world;
         let cache = SiteCache::covering(*world.regions(), x0, z0, x1, z1, 3);
-        let [wx, wz] = world.wobbled_points(
-            &Scratch::collect(spots.iter().map(|c| c.p[0])),
-            &Scratch::collect(spots.iter().map(|c| c.p[1])),
-        );
+        // Looked up where the world reads positions (candidates past its edge get no biome).
         let mut regions = RegionBiomes::new(&cache);
         let mut nearest = NearestTwoRun::new(&cache);
         let blend_width = world.settings().regions.blend_width;
+        let (mut wx, mut wz) = (
+            Vec::with_capacity(spots.len()),
+            Vec::with_capacity(spots.len()),
+        );
+        for block in spots.chunks(BLOCK) {
+            let [bx, bz] = world.wobbled_points(
+                &Scratch::collect(block.iter().map(|c| clamp_coordinate(c.p[0]))),
+                &Scratch::collect(block.iter().map(|c| clamp_coordinate(c.p[1]))),
+            );
+            wx.extend_from_slice(&bx);
+            wz.extend_from_slice(&bz);
+            std::thread::yield_now();
+        }
         for (k, spot) in spots.iter_mut().enumerate() {
             let pair = nearest.nearest_two(wx[k], wz[k]);
-            let region = if unit(mix(spot.shape ^ 3)) < blend_weight(pair.d1, pair.d2, blend_width)
-            {
-                pair.nearest
-            } else {
-                pair.second
-            };
+            let region = pair.pick(unit(mix(spot.shape ^ 3)), blend_width);
             spot.biome = regions.get(world, region, &cache);
-            spot.radius = self.spacing[spot.biome];
+            spot.radius = self.radius_at(spot);
         }
-        self.widest_here = spots.iter().map(|c| c.radius).fold(0.0, f64::max);
+        // The largest spacing per cell, then over squares `reach` cells out (rows, then columns).
+        let (w, h) = (w as usize, h as usize);
+        let per_cell: Vec<f64> = spots
+            .chunks(SLOTS)
+            .map(|slots| slots.iter().map(|c| c.radius).fold(0.0, f64::max))
+            .collect();
+        let reach = self.reach as usize;
+        let square =
+            |values: &[f64], at: &dyn Fn(usize, usize) -> usize, len: usize, lines: usize| {
+                let mut out = vec![0.0; values.len()];
+                for line in 0..lines {
+                    for k in 0..len {
+                        let (low, high) = (k.saturating_sub(reach), (k + reach).min(len - 1));
+                        out[at(line, k)] = (low..=high)
+                            .map(|m| values[at(line, m)])
+                            .fold(0.0, f64::max);
+                    }
+                }
+                out
+            };
+        let rows = square(&per_cell, &|row, k| row * w + k, w, h);
+        self.widest_near = square(&rows, &|column, k| k * w + column, h, w);
         self.slots = spots;
+    }
+
+    /// The spacing of `spot`'s biome; 0 (no candidate) past the world's edge, where the
+    /// world reads every position at the edge and cells would no longer keep candidates apart.
+    ///
+    /// Where the spacing is wide against the cells, most candidates are dropped by a draw of
+    /// their own: a few dozen within each one's reach still pack the set as tightly (tested),
+    /// and the search does not wade through hundreds.
+    fn radius_at(&self, spot: &Candidate) -> f64 {
+        let inside = spot.p.iter().all(|v| limits::COORDINATE.contains(v));
+        let radius = if inside {
+            self.spacing[spot.biome]
+        } else {
+            0.0
+        };
+        // About sixteen candidates per square of the spacing (two per cell of `cell` wide).
+        let keep = 8.0 * self.cell * self.cell / (radius * radius);
+        if radius > 0.0 && unit(mix(spot.shape ^ 5)) < keep {
+            radius
+        } else {
+            0.0
+        }
     }
 
     /// Candidate `slot` of cell `(cx, cz)`, without its biome.
@@ -308,10 +377,7 @@ impl<'a> Candidates<'a> {
         let h = draw(self.seed, cx, cz, slot);
         let (u, v) = (unit(h), unit(mix(h ^ 1)));
         Candidate {
-            p: [
-                clamp_coordinate((cx as f64 + u) * self.cell),
-                clamp_coordinate((cz as f64 + v) * self.cell),
-            ],
+            p: [(cx as f64 + u) * self.cell, (cz as f64 + v) * self.cell],
             priority: (mix(h ^ 2), cx, cz, slot),
             radius: 0.0,
             biome: 0,
@@ -327,20 +393,15 @@ impl<'a> Candidates<'a> {
         let regions = &world.settings().regions;
         let [wx, wz] = wobble_point(
             world.wobble_noise(),
-            spot.p[0],
-            spot.p[1],
+            clamp_coordinate(spot.p[0]),
+            clamp_coordinate(spot.p[1]),
             regions.wobble,
             regions.wobble_scale,
         );
         let pair = world.regions().nearest_two(wx, wz);
-        let region =
-            if unit(mix(spot.shape ^ 3)) < blend_weight(pair.d1, pair.d2, regions.blend_width) {
-                pair.nearest
-            } else {
-                pair.second
-            };
+        let region = pair.pick(unit(mix(spot.shape ^ 3)), regions.blend_width);
         spot.biome = world.region_biome(region);
-        spot.radius = self.spacing[spot.biome];
+        spot.radius = self.radius_at(&spot);
         spot
     }
 
@@ -350,7 +411,7 @@ impl<'a> Candidates<'a> {
             .then(|| ((dz * self.size[0] + dx) as usize) * SLOTS + slot)
     }
 
-    fn get(&mut self, key: (i64, i64, usize)) -> Candidate {
+    fn get(&mut self, key: Key) -> Candidate {
         match self.slot_index(key.0, key.1, key.2) {
             Some(i) => self.slots[i],
             None => {
@@ -364,7 +425,7 @@ impl<'a> Candidates<'a> {
         }
     }
 
-    fn set_state(&mut self, key: (i64, i64, usize), state: State) {
+    fn set_state(&mut self, key: Key, state: State) {
         match self.slot_index(key.0, key.1, key.2) {
             Some(i) => self.slots[i].state = state,
             None => {
@@ -376,69 +437,82 @@ impl<'a> Candidates<'a> {
     }
 
     /// The candidates that conflict with `key`'s and come before it.
-    fn blockers(&mut self, key: (i64, i64, usize), out: &mut Vec<(i64, i64, usize)>) {
-        out.clear();
+    fn blockers(&mut self, key: Key) -> Vec<Key> {
+        let mut out = Vec::new();
         let me = self.get(key);
         let (cx, cz) = (key.0, key.1);
         let inside = (self.core[0]..self.core[2]).contains(&cx)
             && (self.core[1]..self.core[3]).contains(&cz);
+        // Inside the core every candidate near enough to conflict is in the window, its spacing
+        // at most the square's largest.
         let scan = if inside {
-            self.widest_here
+            let (dx, dz) = (cx - self.first[0], cz - self.first[1]);
+            me.radius
+                .max(self.widest_near[(dz * self.size[0] + dx) as usize])
         } else {
             self.widest
         };
         let rings = (scan / self.cell).ceil() as i64;
+        let conflicts = |them: &Candidate| {
+            let (dx, dz) = (them.p[0] - me.p[0], them.p[1] - me.p[1]);
+            let reach = me.radius.max(them.radius);
+            them.radius > 0.0 && them.priority > me.priority && dx * dx + dz * dz < reach * reach
+        };
+        let (dx, dz) = (cx - self.first[0], cz - self.first[1]);
+        let in_window = |d: i64, len: i64| d - rings >= 0 && d + rings < len;
+        if in_window(dx, self.size[0]) && in_window(dz, self.size[1]) {
+            // Every cell scanned is in the window: read the slots in place.
+            for oz in -rings..=rings {
+                let row = ((dz + oz) * self.size[0] + dx - rings) as usize * SLOTS;
+                let cells = &self.slots[row..row + (2 * rings + 1) as usize * SLOTS];
+                for (k, them) in cells.iter().enumerate() {
+                    if conflicts(them) {
+                        out.push((cx - rings + (k / SLOTS) as i64, cz + oz, k % SLOTS));
+                    }
+                }
+            }
+            return out;
+        }
         for oz in -rings..=rings {
             for ox in -rings..=rings {
                 for slot in 0..SLOTS {
                     let other = (cx + ox, cz + oz, slot);
-                    if other == key {
-                        continue;
-                    }
-                    let them = self.get(other);
-                    if them.radius == 0.0 || them.priority < me.priority {
-                        continue;
-                    }
-                    let (dx, dz) = (them.p[0] - me.p[0], them.p[1] - me.p[1]);
-                    let reach = me.radius.max(them.radius);
-                    if dx * dx + dz * dz < reach * reach {
+                    if conflicts(&self.get(other)) {
                         out.push(other);
                     }
                 }
             }
         }
+        out
     }
 
     /// Whether candidate `key` is placed: no conflicting candidate before it is. Resolved with a
-    /// stack of its own (chains of priorities can be long), each candidate once.
-    fn placed(&mut self, key: (i64, i64, usize)) -> bool {
-        let mut stack = vec![key];
-        let mut blockers = Vec::new();
-        while let Some(&top) = stack.last() {
-            if self.get(top).state != State::Open {
+    /// stack of its own (chains of priorities can be long), each candidate once, and a
+    /// candidate's blockers looked into only while none of them is known to be placed.
+    fn placed(&mut self, key: Key) -> bool {
+        // Each entry: a candidate, and its blockers not known to be left out.
+        let mut stack: Vec<(Key, Vec<Key>)> = Vec::new();
+        if self.get(key).state == State::Open {
+            stack.push((key, self.blockers(key)));
+        }
+        while let Some((top, blockers)) = stack.last_mut() {
+            let top = *top;
+            let mut states: Vec<(Key, Candidate)> =
+                blockers.iter().map(|&b| (b, self.get(b))).collect();
+            states.retain(|(_, c)| c.state != State::Left);
+            *blockers = states.iter().map(|&(b, _)| b).collect();
+            if states.iter().any(|(_, c)| c.state == State::Placed) {
+                self.set_state(top, State::Left);
                 stack.pop();
                 continue;
             }
-            self.blockers(top, &mut blockers);
-            let mut open = None;
-            let mut blocked = false;
-            for &b in &blockers {
-                match self.get(b).state {
-                    State::Placed => {
-                        blocked = true;
-                        break;
-                    }
-                    State::Open if open.is_none() => open = Some(b),
-                    _ => {}
+            // The open blocker first in order: the likeliest placed, with the fewest above it.
+            match states.iter().max_by_key(|(_, c)| c.priority) {
+                Some(&(next, _)) => {
+                    let list = self.blockers(next);
+                    stack.push((next, list));
                 }
-            }
-            match (blocked, open) {
-                (true, _) => {
-                    self.set_state(top, State::Left);
-                    stack.pop();
-                }
-                (false, Some(next)) => stack.push(next),
-                (false, None) => {
+                None => {
                     self.set_state(top, State::Placed);
                     stack.pop();
                 }
@@ -463,6 +537,9 @@ pub(crate) fn scatter_in(
     let index = |v: f64| (v / cell).floor() as i64;
     let mut chosen = Vec::new();
     for cz in index(min[1])..=index(max[1]) {
+        // A row of cells is a fraction of a millisecond: a thread waiting for the core (a
+        // game's frame) gets it between rows.
+        std::thread::yield_now();
         for cx in index(min[0])..=index(max[0]) {
             for slot in 0..SLOTS {
                 let key = (cx, cz, slot);
@@ -482,58 +559,39 @@ pub(crate) fn scatter_in(
 /// them.
 fn stand(world: &WorldGenerator, kind: ScatterKind, chosen: &[Candidate]) -> Vec<Scattered> {
     let settings = world.settings();
-    let mut xs = Vec::with_capacity(3 * chosen.len());
-    let mut zs = Vec::with_capacity(3 * chosen.len());
-    for c in chosen {
-        let [x, z] = c.p;
-        xs.extend_from_slice(&[x, (x + SLOPE_STEP).min(*limits::COORDINATE.end()), x]);
-        zs.extend_from_slice(&[z, z, (z + SLOPE_STEP).min(*limits::COORDINATE.end())]);
-    }
-    let [x0, z0, x1, z1] = [
-        xs.iter().copied().fold(f64::INFINITY, f64::min),
-        zs.iter().copied().fold(f64::INFINITY, f64::min),
-        xs.iter().copied().fold(f64::NEG_INFINITY, f64::max),
-        zs.iter().copied().fold(f64::NEG_INFINITY, f64::max),
-    ];
+    let xs = Scratch::collect(chosen.iter().map(|c| c.p[0]));
+    let zs = Scratch::collect(chosen.iter().map(|c| c.p[1]));
+    let bounds = |values: &[f64]| {
+        values
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| {
+                (lo.min(v), hi.max(v))
+            })
+    };
+    let ((x0, x1), (z0, z1)) = (bounds(&xs), bounds(&zs));
     let cache = SiteCache::covering(*world.regions(), x0, z0, x1, z1, 3);
-    let mut density = Scratch::zeroed(xs.len());
-    world.terrain_values(&xs, &zs, &cache, &mut density);
-    let rivers = world.river_points(&xs, &zs, &density);
+    let ground = world.standing_ground(&xs, &zs, settings.scatter.max_slope_degrees, &cache);
     let height_scale = settings.terrain.height_scale;
-    let max_gradient = settings.scatter.max_slope_degrees.to_radians().tan();
-    let beach = settings.surface.beach;
-    let mut dry = Vec::with_capacity(chosen.len());
-    for (k, c) in chosen.iter().enumerate() {
-        let here = density[3 * k];
-        let gx = (density[3 * k + 1] - here) * height_scale / SLOPE_STEP;
-        let gz = (density[3 * k + 2] - here) * height_scale / SLOPE_STEP;
-        let in_river = rivers
-            .as_ref()
-            .is_some_and(|r| r[3 * k].wet || r[3 * k].bank >= 0.5);
-        if here >= beach && !in_river && (gx * gx + gz * gz).sqrt() <= max_gradient {
-            dry.push((c, here));
-        }
-    }
-    let temperature = world.temperatures(
-        &Scratch::collect(dry.iter().map(|(c, _)| c.p[0])),
-        &Scratch::collect(dry.iter().map(|(c, _)| c.p[1])),
-        &Scratch::collect(dry.iter().map(|&(_, d)| d)),
-    );
     let scatter = &settings.scatter;
-    dry.iter()
-        .zip(temperature.iter())
-        .filter(|((_, here), t)| kind.on_snow() || world.surface(*here, **t) != Surface::Snow)
-        .map(|((c, here), _)| {
+    chosen
+        .iter()
+        .zip(ground)
+        .filter_map(|(c, ground)| {
+            let ground = ground?;
+            let snow = world.surface(ground.density, ground.temperature) == Surface::Snow;
+            if snow && !kind.on_snow() {
+                return None;
+            }
             let shape = mix(c.shape ^ 4);
-            Scattered {
-                position: [c.p[0], here * height_scale, c.p[1]],
+            Some(Scattered {
+                position: [c.p[0], ground.density * height_scale, c.p[1]],
                 kind,
                 biome: c.biome,
                 spacing: c.radius,
                 scale: (scatter.min_scale + (scatter.max_scale - scatter.min_scale) * unit(shape))
                     as f32,
                 yaw: (unit(shape.rotate_left(32)) * std::f64::consts::TAU) as f32,
-            }
+            })
         })
         .collect()
 }

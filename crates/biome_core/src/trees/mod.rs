@@ -7,10 +7,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::hash::{hash_cell, salt, unit};
 use crate::scratch::Scratch;
-use crate::tutorial::{blend_weight, fbm};
+use crate::tutorial::fbm;
 use crate::world::{
-    NearestTwoRun, RegionBiomes, SiteCache, Surface, TreeSpecies, WorldGenerator, seed_offsets,
-    smoothstep,
+    Ground, NearestTwoRun, RegionBiomes, SiteCache, Surface, TreeSpecies, WorldGenerator,
+    seed_offsets, smoothstep,
 };
 
 /// A tree in world space.
@@ -57,8 +57,6 @@ impl Tree {
     }
 }
 
-/// Distance (world units) over which slope is measured.
-const SLOPE_STEP: f64 = 1.0;
 /// Frequency of the forest-clumping field, 1 / world units: forests a few hundred units across.
 const FOREST_SCALE: f64 = 0.006;
 
@@ -144,50 +142,29 @@ pub(crate) fn trees_in(
     for (k, spot) in spots.iter().enumerate() {
         let pair = nearest.nearest_two(wx[k], wz[k]);
         let draw = hash_cell(seed, spot.cx, spot.cz, salt::TREE_SPECIES);
-        let region = if unit(draw) < blend_weight(pair.d1, pair.d2, blend_width) {
-            pair.nearest
-        } else {
-            pair.second
-        };
+        let region = pair.pick(unit(draw), blend_width);
         let biome = &biomes[regions.get(generator, region, cache)];
         if spot.keep < biome.tree_density * spot.clump {
             chosen.push((spot, biome, draw));
         }
     }
 
-    // Height and slope: one batch for each spot and its two neighbours.
-    let mut xs = Vec::with_capacity(3 * chosen.len());
-    let mut zs = Vec::with_capacity(3 * chosen.len());
-    for (spot, ..) in &chosen {
-        xs.extend_from_slice(&[spot.x, spot.x + SLOPE_STEP, spot.x]);
-        zs.extend_from_slice(&[spot.z, spot.z, spot.z + SLOPE_STEP]);
-    }
-    let mut density = Scratch::zeroed(xs.len());
-    generator.terrain_values(&xs, &zs, cache, &mut density);
-    // Nothing grows in rivers and lakes or on their banks.
-    let rivers = generator.river_points(&xs, &zs, &density);
-    let dry_bank = |k: usize| rivers.as_ref().is_none_or(|r| !r[k].wet && r[k].bank < 0.5);
-    let height_scale = settings.terrain.height_scale;
-    let max_gradient = trees.max_slope_degrees.to_radians().tan();
-    let beach = settings.surface.beach;
-    let mut dry = Vec::with_capacity(chosen.len());
-    for (k, &choice) in chosen.iter().enumerate() {
-        let here = density[3 * k];
-        let gx = (density[3 * k + 1] - here) * height_scale / SLOPE_STEP;
-        let gz = (density[3 * k + 2] - here) * height_scale / SLOPE_STEP;
-        // Water and beach come from height alone; steep ground is left bare.
-        if here >= beach && (gx * gx + gz * gz).sqrt() <= max_gradient && dry_bank(3 * k) {
-            dry.push((choice, here));
-        }
-    }
-
-    let temperature = generator.temperatures(
-        &Scratch::collect(dry.iter().map(|((s, ..), _)| s.x)),
-        &Scratch::collect(dry.iter().map(|((s, ..), _)| s.z)),
-        &Scratch::collect(dry.iter().map(|&(_, d)| d)),
+    let ground = generator.standing_ground(
+        &Scratch::collect(chosen.iter().map(|(s, ..)| s.x)),
+        &Scratch::collect(chosen.iter().map(|(s, ..)| s.z)),
+        trees.max_slope_degrees,
+        cache,
     );
+    let height_scale = settings.terrain.height_scale;
     let mut out = Vec::new();
-    for (&((spot, biome, draw), here), &temperature) in dry.iter().zip(temperature.iter()) {
+    for (&(spot, biome, draw), ground) in chosen.iter().zip(ground) {
+        let Some(Ground {
+            density: here,
+            temperature,
+        }) = ground
+        else {
+            continue;
+        };
         let Some(species) = pick_species(&biome.trees, unit(draw.rotate_left(32))) else {
             continue;
         };

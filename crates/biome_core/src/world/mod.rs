@@ -347,16 +347,19 @@ impl WorldGenerator {
 
     /// Every river course whose spring lies in `[min.x, max.x) × [min.z, max.z)`: the points it
     /// passes from its spring to the sea or a lake, and the water level at each (density
-    /// units). Empty without rivers. The work grows with the area plus the courses' reach.
+    /// units). Empty without rivers. The rectangle is first moved inside
+    /// [`limits::COORDINATE`]; the work grows with its area plus the courses' reach.
+    ///
+    /// # Panics
+    /// If the rectangle spans more than [`crate::rivers::MAX_COURSE_NODES`] river nodes on a
+    /// side.
     #[must_use]
     pub fn river_courses(&self, min: [f64; 2], max: [f64; 2]) -> Vec<RiverCourse> {
         let Some(rivers) = &self.rivers else {
             return Vec::new();
         };
         let (min, max) = (min.map(clamp_coordinate), max.map(clamp_coordinate));
-        let first = rivers.node_at(min[0], min[1]);
-        let last = rivers.node_at(max[0], max[1]);
-        rivers.courses_in(self, first, [last[0] + 1, last[1] + 1])
+        rivers.courses_in(self, min, max)
     }
 
     /// The river's or lake's water surface at `(x, z)`, world units, when the ground there lies
@@ -366,7 +369,7 @@ impl WorldGenerator {
         let (x, z) = (clamp_coordinate(x), clamp_coordinate(z));
         let terrain = self.terrain_value(x, z);
         let point = self.river_point(x, z, terrain);
-        point.wet.then_some(point.surface).flatten()
+        point.water
     }
 
     /// Everything about `(x, z)`; every number in it is finite.
@@ -551,6 +554,10 @@ impl WorldGenerator {
     /// ([`crate::scatter`]), ordered by candidate cell row, column and slot. The rectangle is
     /// first moved inside [`limits::COORDINATE`]; the work grows with its area over the kind's
     /// narrowest spacing squared, plus a margin of a few of its widest spacings.
+    ///
+    /// # Panics
+    /// If that search would cover more than [`crate::scatter::MAX_CELLS`] candidate cells (a
+    /// rectangle some kilometres wide for grass).
     #[must_use]
     pub fn scatter_in_rect(
         &self,
@@ -702,7 +709,7 @@ impl WorldGenerator {
             self.settings.climate.chill,
         );
         let blend = blend_weight(pair.d1, pair.d2, self.settings.regions.blend_width);
-        let surface = if river.wet && noise.density >= 0.0 {
+        let surface = if river.water.is_some() {
             Surface::River
         } else {
             self.surface(noise.density, climate.temperature)
@@ -767,7 +774,7 @@ impl WorldGenerator {
                 lerp3(p.shallow_water, p.deep_water, depth)
             }
             Surface::River => {
-                let surface = river.surface.unwrap_or(0.0) / self.settings.terrain.height_scale;
+                let surface = river.water.unwrap_or(0.0) / self.settings.terrain.height_scale;
                 let depth = ((surface - density) / -s.deep_water).clamp(0.0, 1.0);
                 lerp3(p.shallow_water, p.deep_water, depth)
             }
@@ -802,7 +809,11 @@ impl WorldGenerator {
         river: RiverPoint,
     ) -> [f64; 3] {
         let land = self.land(biome, second_biome, blend);
-        let sand = if river.wet { 0.6 } else { 0.35 * river.bank };
+        let sand = if river.water.is_some() {
+            0.6
+        } else {
+            0.35 * river.bank
+        };
         lerp3(land, self.palette.beach, sand)
     }
 
@@ -905,6 +916,73 @@ impl WorldGenerator {
             let river = rivers.as_ref().map_or(RiverPoint::DRY, |r| r[k]);
             visit(k, self.finish(noise, pair, regions, river));
         }
+    }
+}
+
+/// Ground that holds a tree or a scattered object: its terrain (density units) and temperature.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Ground {
+    pub(crate) density: f64,
+    pub(crate) temperature: f64,
+}
+
+/// Distance (world units) over which [`WorldGenerator::standing_ground`] measures slope.
+const SLOPE_STEP: f64 = 1.0;
+
+impl WorldGenerator {
+    /// The ground at every `(xs[k], zs[k])` where something may stand on it: above the beach
+    /// line, out of rivers and lakes and off their banks, and no steeper than
+    /// `max_slope_degrees` (measured a metre east and south); `None` elsewhere. Trees and
+    /// scattered objects both stand by it.
+    pub(crate) fn standing_ground(
+        &self,
+        xs: &[f64],
+        zs: &[f64],
+        max_slope_degrees: f64,
+        cache: &SiteCache,
+    ) -> Vec<Option<Ground>> {
+        let (mut sx, mut sz) = (
+            Vec::with_capacity(3 * xs.len()),
+            Vec::with_capacity(3 * xs.len()),
+        );
+        for (&x, &z) in xs.iter().zip(zs) {
+            sx.extend_from_slice(&[x, clamp_coordinate(x + SLOPE_STEP), x]);
+            sz.extend_from_slice(&[z, z, clamp_coordinate(z + SLOPE_STEP)]);
+        }
+        let mut density = Scratch::zeroed(sx.len());
+        self.terrain_values(&sx, &sz, cache, &mut density);
+        let rivers = self.river_points(&sx, &sz, &density);
+        let height_scale = self.settings.terrain.height_scale;
+        let max_gradient = max_slope_degrees.to_radians().tan();
+        let beach = self.settings.surface.beach;
+        let holds: Vec<bool> = (0..xs.len())
+            .map(|k| {
+                let here = density[3 * k];
+                let gx = (density[3 * k + 1] - here) * height_scale / SLOPE_STEP;
+                let gz = (density[3 * k + 2] - here) * height_scale / SLOPE_STEP;
+                let dry = rivers
+                    .as_ref()
+                    .is_none_or(|r| r[3 * k].water.is_none() && r[3 * k].bank < 0.5);
+                // Water and beach come from height alone; steep ground is left bare.
+                here >= beach && (gx * gx + gz * gz).sqrt() <= max_gradient && dry
+            })
+            .collect();
+        let kept = |values: &[f64]| {
+            Scratch::collect((0..xs.len()).filter(|&k| holds[k]).map(|k| values[k]))
+        };
+        let here = Scratch::collect((0..xs.len()).map(|k| density[3 * k]));
+        let temperature = self.temperatures(&kept(xs), &kept(zs), &kept(&here));
+        let mut temperatures = temperature.iter();
+        holds
+            .iter()
+            .enumerate()
+            .map(|(k, &holds)| {
+                holds.then(|| Ground {
+                    density: here[k],
+                    temperature: *temperatures.next().expect("one per point that holds"),
+                })
+            })
+            .collect()
     }
 }
 

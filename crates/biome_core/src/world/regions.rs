@@ -32,6 +32,20 @@ pub struct RegionPair {
     pub d2: f64,
 }
 
+impl RegionPair {
+    /// The region a thing placed near a border belongs to, in the proportion the colour blends
+    /// them ([`crate::tutorial::blend_weight`] over `blend_width`): the nearest when the draw
+    /// `draw` (0 to 1) falls under its share, else the second. Trees and scatter use it.
+    #[must_use]
+    pub fn pick(&self, draw: f64, blend_width: f64) -> RegionId {
+        if draw < crate::tutorial::blend_weight(self.d1, self.d2, blend_width) {
+            self.nearest
+        } else {
+            self.second
+        }
+    }
+}
+
 /// The region sites of one world: cell `(x, z)` covers
 /// `[x * cell_size, (x + 1) * cell_size) × [z * cell_size, (z + 1) * cell_size)` and holds one
 /// site, pushed from the cell's centre by up to `jitter / 2` of a cell on each axis.
