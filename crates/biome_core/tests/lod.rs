@@ -27,6 +27,15 @@ fn eroded(seed: i64) -> WorldGenerator {
     WorldGenerator::new(settings).unwrap()
 }
 
+/// The `rivers` preset's world: channels, banks and lakes carved into the land, the narrowest
+/// features a coarse node's edge must follow exactly.
+fn rivers(seed: i64) -> WorldGenerator {
+    let text = include_str!("../../../assets/presets/rivers.ron");
+    let mut settings = WorldSettings::from_ron(text).unwrap();
+    settings.seed = seed;
+    WorldGenerator::new(settings).unwrap()
+}
+
 fn layout(tiles: u32) -> ChunkLayout {
     ChunkLayout {
         tiles,
@@ -231,7 +240,8 @@ fn a_flagged_corner_takes_the_diagonal_coarse_normal() {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
 
-    /// Random nodes at levels 0 to 8, near and far, in the default world and the eroded one:
+    /// Random nodes at levels 0 to 8, near and far, in the default world, the eroded one and
+    /// (to level 4, 2 km nodes, so each case computes a few river tiles) the one with rivers:
     /// stitched along a side to their coarser neighbour, they meet it exactly; unstitched, they
     /// share their edges with same-level neighbours bit for bit.
     #[test]
@@ -242,9 +252,13 @@ proptest! {
         side in 0usize..4,
         tiles in prop_oneof![Just(64u32), (1u32..=20).prop_map(|h| h * 2)],
         seed in -100i64..100,
-        erosion in any::<bool>(),
+        world in 0u8..3,
     ) {
-        let generator = if erosion { eroded(seed) } else { generator(seed) };
+        let (generator, level) = match world {
+            0 => (generator(seed), level),
+            1 => (eroded(seed), level),
+            _ => (rivers(seed), level.min(4)),
+        };
         let layout = layout(tiles);
         let fine_node = NodeCoord::new(level, x, z);
         if let Some(coarse_node) = coarse_neighbour(fine_node, side) {
