@@ -6,7 +6,9 @@
 //! the kind's smallest spacing, each offering two candidate spots at places drawn from the cell's
 //! coordinates, each with a drawn priority. A candidate takes the biome of its region (near a
 //! border, of either region in the colour's proportion, as trees do) and that biome's spacing for
-//! the kind (none: no candidate). Two candidates *conflict* when they lie closer than the larger
+//! the kind (none: no candidate; where that spacing is wide against the cells, a draw keeps
+//! only about sixteen candidates per square of it). Two candidates *conflict* when they lie
+//! closer than the larger
 //! of their spacings. A candidate is placed when no conflicting candidate of higher priority is
 //! placed: the greedy Poisson-disk set in random order, which keeps every placed pair at least
 //! their spacing apart and leaves no candidate out that would fit. Whether a candidate is placed
