@@ -109,6 +109,19 @@ fn rgb32(rgb: Rgb) -> Color32 {
     Color32::from_rgb(rgb.0, rgb.1, rgb.2)
 }
 
+/// A size range, its ends kept in order.
+fn scale_range(ui: &mut egui::Ui, min: &mut f64, max: &mut f64) {
+    let (mut low, mut high) = (*min, *max);
+    slider(
+        ui,
+        &mut low,
+        &(*limits::TREE_SCALE.start()..=high),
+        "smallest",
+    );
+    slider(ui, &mut high, &(low..=5.0), "largest");
+    (*min, *max) = (low, high);
+}
+
 fn shape_picker(ui: &mut egui::Ui, shape: &mut Shape, id: usize) {
     egui::ComboBox::from_id_salt(("shape", id))
         .selected_text(format!("{shape:?}"))
@@ -974,15 +987,7 @@ fn scatter_section(ui: &mut egui::Ui, draft: &mut PanelDraft) {
         &limits::MAX_SLOPE,
         "slope limit (°)",
     );
-    let (mut low, mut high) = (s.min_scale, s.max_scale);
-    slider(
-        ui,
-        &mut low,
-        &(*limits::TREE_SCALE.start()..=high),
-        "smallest",
-    );
-    slider(ui, &mut high, &(low..=5.0), "largest");
-    (s.min_scale, s.max_scale) = (low, high);
+    scale_range(ui, &mut s.min_scale, &mut s.max_scale);
     ui.small(format!(
         "Each biome's spacing per kind: the least distance between two of them (Poisson-disk). \
          A kind's widest spacing may be at most {} times its narrowest.",
@@ -1030,15 +1035,7 @@ fn trees_section(ui: &mut egui::Ui, world: &mut WorldSettings) {
         "slope limit (°)",
     );
     slider(ui, &mut t.clumping, &limits::CLUMPING, "clumping");
-    let (mut low, mut high) = (t.min_scale, t.max_scale);
-    slider(
-        ui,
-        &mut low,
-        &(*limits::TREE_SCALE.start()..=high),
-        "smallest",
-    );
-    slider(ui, &mut high, &(low..=5.0), "largest");
-    (t.min_scale, t.max_scale) = (low, high);
+    scale_range(ui, &mut t.min_scale, &mut t.max_scale);
     ui.separator();
     for (i, biome) in world.biome_table.biomes.iter_mut().enumerate() {
         biome_trees(ui, i, biome);

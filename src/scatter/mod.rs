@@ -211,8 +211,8 @@ const DRY_LEAVES: Color = Color::srgb(0.46, 0.50, 0.20);
 const FRONDS: Color = Color::srgb(0.30, 0.55, 0.18);
 const CACTUS: Color = Color::srgb(0.28, 0.52, 0.26);
 
-/// One part of a tree: a mesh, where it goes and its colour.
-fn part(mesh: Mesh, transform: Transform, color: Color) -> Mesh {
+/// One part of a tree or a scattered object: a mesh, where it goes and its colour.
+pub(super) fn part(mesh: Mesh, transform: Transform, color: Color) -> Mesh {
     let mut mesh = mesh.transformed_by(transform);
     // Primitive meshes carry UVs and tangents the trees do not need; keep what every part shares.
     mesh.remove_attribute(Mesh::ATTRIBUTE_UV_0);
@@ -274,7 +274,7 @@ fn cone(radius: f32, height: f32, base: f32, color: Color) -> Mesh {
     )
 }
 
-fn blob(radius: f32, center: Vec3, squash: Vec3, color: Color) -> Mesh {
+pub(super) fn blob(radius: f32, center: Vec3, squash: Vec3, color: Color) -> Mesh {
     let sphere = Sphere::new(radius)
         .mesh()
         .ico(1)
@@ -286,14 +286,13 @@ fn blob(radius: f32, center: Vec3, squash: Vec3, color: Color) -> Mesh {
     )
 }
 
-fn merged(parts: Vec<Mesh>) -> Mesh {
+pub(super) fn merged(parts: Vec<Mesh>) -> Mesh {
     let mut parts = parts.into_iter();
-    let mut mesh = parts.next().expect("a tree has parts");
+    let mut mesh = parts.next().expect("a mesh has parts");
     for other in parts {
-        mesh.merge(&other)
-            .expect("tree parts share their attributes");
+        mesh.merge(&other).expect("parts share their attributes");
     }
-    // Shared by every tree on screen; the main world never reads it again.
+    // Shared by every tree or object on screen; the main world never reads it again.
     mesh.asset_usage = RenderAssetUsages::RENDER_WORLD;
     mesh
 }

@@ -2,11 +2,12 @@
 //! [`ScatterKind`], built in code and shared by every object of that kind, so the renderer
 //! batches them.
 
-use bevy::asset::RenderAssetUsages;
-use bevy::math::primitives::{Cuboid, Sphere};
-use bevy::mesh::{Mesh, Meshable, VertexAttributeValues};
+use bevy::math::primitives::Cuboid;
+use bevy::mesh::{Mesh, Meshable};
 use bevy::prelude::*;
 use biome_core::scatter::{ScatterInstance, ScatterKind};
+
+use super::{blob, merged, part};
 
 /// Marks a scattered object, with its kind (a child of its [`super::BiomeScatter`]).
 #[derive(Component, Reflect, Clone, Copy, Debug, PartialEq, Eq)]
@@ -84,43 +85,6 @@ const LIGHT_SHRUB: Color = Color::srgb(0.30, 0.46, 0.18);
 const BLADES: Color = Color::srgb(0.42, 0.58, 0.20);
 const DRY_BLADES: Color = Color::srgb(0.62, 0.64, 0.30);
 
-/// One part of an object: a mesh, where it goes and its colour.
-fn part(mesh: Mesh, transform: Transform, color: Color) -> Mesh {
-    let mut mesh = mesh.transformed_by(transform);
-    mesh.remove_attribute(Mesh::ATTRIBUTE_UV_0);
-    let count = mesh.count_vertices();
-    let linear = color.to_linear().to_f32_array();
-    mesh.insert_attribute(
-        Mesh::ATTRIBUTE_COLOR,
-        VertexAttributeValues::Float32x4(vec![linear; count]),
-    );
-    mesh
-}
-
-fn merged(parts: Vec<Mesh>) -> Mesh {
-    let mut parts = parts.into_iter();
-    let mut mesh = parts.next().expect("an object has parts");
-    for other in parts {
-        mesh.merge(&other)
-            .expect("object parts share their attributes");
-    }
-    // Shared by every object on screen; the main world never reads it again.
-    mesh.asset_usage = RenderAssetUsages::RENDER_WORLD;
-    mesh
-}
-
-fn blob(radius: f32, center: Vec3, squash: Vec3, color: Color) -> Mesh {
-    let sphere = Sphere::new(radius)
-        .mesh()
-        .ico(1)
-        .expect("1 subdivision is in range");
-    part(
-        sphere,
-        Transform::from_translation(center).with_scale(squash),
-        color,
-    )
-}
-
 /// The low-poly mesh of a kind at scale 1, standing on `y = 0` (rocks and bushes sink a little
 /// into the ground, so they sit on slopes and on ground drawn between its vertices).
 #[must_use]
@@ -171,6 +135,7 @@ pub fn scatter_mesh(kind: ScatterKind) -> Mesh {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use bevy::mesh::VertexAttributeValues;
 
     #[test]
     fn every_kind_has_a_coloured_mesh_on_the_ground() {
