@@ -228,19 +228,12 @@ fn noise_and_fbm(c: &mut Criterion) {
         .collect();
     let mut group = c.benchmark_group("multi_noise");
     group.throughput(Throughput::Elements(n as u64));
-    group.bench_function("nearest of 50 boxes, tree", |b| {
+    group.bench_function("nearest of 50 boxes, index", |b| {
         b.iter(|| {
             points
                 .iter()
                 .map(|p| index.nearest(black_box(p)))
                 .sum::<usize>()
-        });
-    });
-    let mut found = vec![0; n];
-    group.bench_function("nearest of 50 boxes, tree, batch", |b| {
-        b.iter(|| {
-            index.nearest_points(black_box(&points), &mut found);
-            found[n - 1]
         });
     });
     group.bench_function("nearest of 50 boxes, scan", |b| {

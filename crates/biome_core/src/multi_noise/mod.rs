@@ -6,18 +6,22 @@
 //!
 //! [`MultiNoise`] is the source as a world setting (`WorldSettings::biome_source`): its three
 //! extra axes are density graphs of the world, and its boxes name the biomes they pick.
-//! [`BiomeBoxIndex`] answers the lookup with leaves of boxes grouped by where they lie, each
-//! leaf bounded by the union of its ranges and its smallest offset, so a search skips every
-//! leaf whose bound already fits worse than the best box found. The bound is computed
-//! with the same operations as a box's fit, only on ranges that hold the box's, so in floating
-//! point it never exceeds any box's fit below it: the answer is exactly the brute-force scan's
+//! [`BiomeBoxIndex`] answers the lookup from cells of the climate space, cut at the boxes'
+//! range ends, each listing the few boxes that can fit best somewhere in it (`grid`). Points
+//! outside every cell, and box lists too large for fine cells, go to leaves of boxes grouped by
+//! where they lie, each leaf bounded by the union of its ranges and its smallest offset, so a
+//! search skips every leaf whose bound already fits worse than the best box found. Cells and
+//! bounds are computed with the same operations as a box's fit, so in floating point they
+//! never exceed the fit of a box they stand for: the answer is exactly the brute-force scan's
 //! ([`BiomeBoxIndex::nearest_by_scan`], tested over random box sets).
+
+mod grid;
 
 use serde::{Deserialize, Serialize};
 
-use crate::batch::{Backend, LaneWork, on_backend};
 use crate::density::{DensityNode, Shape};
 use crate::world::{BiomeTable, SettingsError, limits};
+use grid::CellGrid;
 
 /// The climate axes of a [`BiomeBox`], in order.
 pub const AXES: usize = 5;
@@ -347,22 +351,6 @@ fn lanes<'a>(members: impl Iterator<Item = (&'a BiomeBox, u32)>) -> Leaf {
     leaf
 }
 
-/// [`BiomeBoxIndex::nearest_points`]'s work, for [`on_backend`].
-struct NearestPoints<'a> {
-    index: &'a BiomeBoxIndex,
-    points: &'a [ClimatePoint],
-    out: &'a mut [usize],
-}
-
-impl LaneWork for NearestPoints<'_> {
-    #[inline(always)]
-    fn run(&mut self) {
-        for (point, out) in self.points.iter().zip(self.out.iter_mut()) {
-            *out = self.index.find(point);
-        }
-    }
-}
-
 /// Boxes per leaf: one SIMD pass fits them all.
 const LEAF: usize = 8;
 
@@ -410,14 +398,17 @@ pub fn nearest_by_scan(boxes: &[BiomeBox], point: &ClimatePoint) -> Option<usize
     best.map(|(_, i)| i)
 }
 
-/// The boxes of a multi-noise biome source, indexed for exact nearest-box lookups: grouped into
-/// leaves of boxes that lie together, each leaf bounded by the union of its boxes' ranges and
-/// their smallest offset. A lookup bounds every leaf at once (the bounds side by side, like a
-/// leaf's boxes), searches the best-bounded leaf first and then only leaves whose bound could
-/// still beat the best box found.
+/// The boxes of a multi-noise biome source, indexed for exact nearest-box lookups. A lookup
+/// finds the cell of the climate space that holds its point and fits only that cell's
+/// candidates (see the module docs). Outside the cells, or where there are none, it searches
+/// leaves of boxes that lie together, each bounded by the union of its boxes' ranges and their
+/// smallest offset: it bounds every leaf at once (the bounds side by side, like a leaf's
+/// boxes), searches the best-bounded leaf first and then only leaves whose bound could still
+/// beat the best box found.
 #[derive(Clone, Debug)]
 pub struct BiomeBoxIndex {
     boxes: Vec<BiomeBox>,
+    cells: Option<CellGrid>,
     leaves: Vec<Leaf>,
     /// The leaves' bounds as boxes, eight leaves to a [`Leaf`] (its `index` the leaves').
     bounds: Vec<Leaf>,
@@ -427,6 +418,43 @@ pub struct BiomeBoxIndex {
 /// pass over the leaves' bounds stays short.
 pub const MAX_BOXES: usize = 4096;
 
+// Cells list their candidates as `u16`.
+const _: () = assert!(MAX_BOXES <= u16::MAX as usize + 1);
+
+/// Checks a box list as [`BiomeBoxIndex::new`] does, without indexing it.
+///
+/// # Errors
+/// As [`BiomeBoxIndex::new`].
+pub fn check_boxes(boxes: &[BiomeBox]) -> Result<(), SettingsError> {
+    let error = |field: String, reason: String| SettingsError { field, reason };
+    if boxes.is_empty() || boxes.len() > MAX_BOXES {
+        return Err(error(
+            "boxes".to_owned(),
+            format!("must hold 1 to {MAX_BOXES} boxes (got {})", boxes.len()),
+        ));
+    }
+    for (i, b) in boxes.iter().enumerate() {
+        for (range, name) in b.ranges.iter().zip(AXIS_NAMES) {
+            if !(range.min.is_finite() && range.max.is_finite() && range.min <= range.max) {
+                return Err(error(
+                    format!("boxes[{i}].{name}"),
+                    format!(
+                        "must be a finite range from min to max (got {} to {})",
+                        range.min, range.max
+                    ),
+                ));
+            }
+        }
+        if !(b.offset.is_finite() && b.offset >= 0.0) {
+            return Err(error(
+                format!("boxes[{i}].offset"),
+                format!("must be finite and at least 0 (got {})", b.offset),
+            ));
+        }
+    }
+    Ok(())
+}
+
 impl BiomeBoxIndex {
     /// Indexes `boxes`.
     ///
@@ -435,32 +463,7 @@ impl BiomeBoxIndex {
     /// finite or runs backwards, or an offset that is not finite or is negative; the error
     /// names the box and axis, like `boxes[3].erosion`.
     pub fn new(boxes: Vec<BiomeBox>) -> Result<Self, SettingsError> {
-        let error = |field: String, reason: String| SettingsError { field, reason };
-        if boxes.is_empty() || boxes.len() > MAX_BOXES {
-            return Err(error(
-                "boxes".to_owned(),
-                format!("must hold 1 to {MAX_BOXES} boxes (got {})", boxes.len()),
-            ));
-        }
-        for (i, b) in boxes.iter().enumerate() {
-            for (range, name) in b.ranges.iter().zip(AXIS_NAMES) {
-                if !(range.min.is_finite() && range.max.is_finite() && range.min <= range.max) {
-                    return Err(error(
-                        format!("boxes[{i}].{name}"),
-                        format!(
-                            "must be a finite range from min to max (got {} to {})",
-                            range.min, range.max
-                        ),
-                    ));
-                }
-            }
-            if !(b.offset.is_finite() && b.offset >= 0.0) {
-                return Err(error(
-                    format!("boxes[{i}].offset"),
-                    format!("must be finite and at least 0 (got {})", b.offset),
-                ));
-            }
-        }
+        check_boxes(&boxes)?;
         let mut order: Vec<u32> = (0..boxes.len() as u32).collect();
         let mut groups = Vec::new();
         group(&boxes, &mut order, &mut groups);
@@ -501,6 +504,7 @@ impl BiomeBoxIndex {
             })
             .collect();
         Ok(Self {
+            cells: CellGrid::new(&boxes),
             boxes,
             leaves,
             bounds,
@@ -514,32 +518,29 @@ impl BiomeBoxIndex {
     }
 
     /// The index (into [`BiomeBoxIndex::boxes`]) of the box `point` fits best, the first
-    /// listed among equals: exactly [`BiomeBoxIndex::nearest_by_scan`]'s answer. For many
-    /// points, [`BiomeBoxIndex::nearest_points`] runs the same search in wider SIMD lanes.
+    /// listed among equals: exactly [`BiomeBoxIndex::nearest_by_scan`]'s answer.
     #[must_use]
     pub fn nearest(&self, point: &ClimatePoint) -> usize {
-        self.find(point)
+        let Some(candidates) = self
+            .cells
+            .as_ref()
+            .and_then(|cells| cells.candidates(point))
+        else {
+            return self.search(point);
+        };
+        // In ascending order, so the first listed wins among equals.
+        let mut best = (f64::INFINITY, 0);
+        for &i in candidates {
+            let fit = self.boxes[usize::from(i)].fit(point);
+            if fit < best.0 {
+                best = (fit, usize::from(i));
+            }
+        }
+        best.1
     }
 
-    /// [`BiomeBoxIndex::nearest`] for every point, written to `out`, compiled for the CPU's
-    /// widest lanes (the same answers).
-    ///
-    /// # Panics
-    /// If `out` does not have one slot per point.
-    pub fn nearest_points(&self, points: &[ClimatePoint], out: &mut [usize]) {
-        assert_eq!(points.len(), out.len(), "out must have one slot per point");
-        on_backend(
-            Backend::detect(),
-            &mut NearestPoints {
-                index: self,
-                points,
-                out,
-            },
-        );
-    }
-
-    #[inline(always)]
-    fn find(&self, point: &ClimatePoint) -> usize {
+    /// [`BiomeBoxIndex::nearest`] by the leaves.
+    fn search(&self, point: &ClimatePoint) -> usize {
         // A leaf's bound is a fit over ranges that hold its boxes' and an offset no larger, with
         // the same operations in the same order, so it is never above any of its boxes' fits:
         // a leaf whose bound fits worse than the best box so far holds no better box.
@@ -611,30 +612,90 @@ mod tests {
                 // Repeated boxes: the first listed must win.
                 boxes = boxes.iter().cycle().take(count * copies).copied().collect();
                 let index = BiomeBoxIndex::new(boxes).unwrap();
-                let mut points = Vec::new();
                 for k in 0..4000 {
-                    let point: ClimatePoint = std::array::from_fn(|_| {
-                        if k % 3 == 0 {
-                            // On the grid the ranges use: exact ties between boxes.
-                            (random.next_float() * 12.0).floor() / 4.0 - 1.5
-                        } else {
-                            (random.next_float() - 0.5) * 3.0
-                        }
+                    let point: ClimatePoint = std::array::from_fn(|_| match k % 4 {
+                        // On the grid the ranges use: exact ties between boxes.
+                        0 => (random.next_float() * 12.0).floor() / 4.0 - 1.5,
+                        // Beyond every cell, now and then.
+                        1 => (random.next_float() - 0.5) * 7.0,
+                        _ => (random.next_float() - 0.5) * 3.0,
                     });
+                    let expected = index.nearest_by_scan(&point);
                     assert_eq!(
                         index.nearest(&point),
-                        index.nearest_by_scan(&point),
+                        expected,
                         "{count} boxes ×{copies} at {point:?}"
                     );
-                    points.push(point);
-                }
-                let mut out = vec![usize::MAX; points.len()];
-                index.nearest_points(&points, &mut out);
-                for (point, &got) in points.iter().zip(&out) {
-                    assert_eq!(got, index.nearest_by_scan(point), "batch, {count} boxes");
+                    assert_eq!(index.search(&point), expected, "leaves, {count} boxes");
                 }
             }
         }
+    }
+
+    #[test]
+    fn cells_narrow_the_search_to_a_few_boxes() {
+        // A table's boxes, and 50 boxes tiling three axes with rarer variants on a fourth (the
+        // bench's): most cells lie in one box.
+        let table = MultiNoise::from_table(&BiomeTable::default()).boxes;
+        let band = |k: usize, of: usize| {
+            let width = 2.0 / of as f64;
+            AxisRange::new(-1.0 + width * k as f64, -1.0 + width * (k + 1) as f64)
+        };
+        let tiled = (0..50)
+            .map(|biome| {
+                let mut ranges = [AxisRange::new(-1.0, 1.0); AXES];
+                ranges[0] = band(biome % 5, 5);
+                ranges[1] = band(biome / 5 % 5, 5);
+                ranges[2] = band(biome / 25, 2);
+                let rare = biome % 5 == 4;
+                if rare {
+                    ranges[4] = AxisRange::new(0.5, 1.0);
+                }
+                BiomeBox {
+                    biome,
+                    ranges,
+                    offset: if rare { 0.1 } else { 0.0 },
+                }
+            })
+            .collect();
+        // Most of the table's cells lie in one box; the tiled boxes leave space between rarer
+        // variants where a few fit nearly alike.
+        for (boxes, table_like, limit) in [(table, true, 1.2), (tiled, false, 4.0)] {
+            let index = BiomeBoxIndex::new(boxes).unwrap();
+            let cells = index.cells.as_ref().expect("cells pay for these boxes");
+            assert!(cells.len() <= 1 << 13, "{} cells", cells.len());
+            let mut random = SeededRandom::new(11);
+            let mut fitted = 0;
+            for _ in 0..10_000 {
+                // Within the boxes' span: the table's temperatures and moistures are 0 to 1.
+                let point = std::array::from_fn(|_| random.next_float() * 2.0 - 1.0)
+                    .map(|v: f64| if table_like { v.abs() } else { v });
+                fitted += cells.candidates(&point).expect("inside the cells").len();
+            }
+            let mean = fitted as f64 / 10_000.0;
+            assert!(mean < limit, "{mean} boxes fitted a point");
+        }
+    }
+
+    #[test]
+    fn boxes_a_float_apart_still_index() {
+        // Ranges whose ends are neighbouring floats: cells that cannot be halved.
+        let (one, next) = (1.0, 1.0_f64.next_up());
+        let boxes = vec![
+            BiomeBox {
+                biome: 0,
+                ranges: [AxisRange::new(one, one); AXES],
+                offset: 0.0,
+            },
+            BiomeBox {
+                biome: 1,
+                ranges: [AxisRange::new(next, next); AXES],
+                offset: 0.0,
+            },
+        ];
+        let index = BiomeBoxIndex::new(boxes).unwrap();
+        assert_eq!(index.nearest(&[one; AXES]), 0);
+        assert_eq!(index.nearest(&[next; AXES]), 1);
     }
 
     #[test]

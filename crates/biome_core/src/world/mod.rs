@@ -168,7 +168,7 @@ enum BiomeLookup {
     MultiNoise {
         /// Continentalness, erosion and weirdness.
         axes: Box<[DensityField; 3]>,
-        index: BiomeBoxIndex,
+        index: Box<BiomeBoxIndex>,
     },
 }
 
@@ -213,7 +213,7 @@ impl WorldGenerator {
             BiomeSource::Table => BiomeLookup::Table,
             BiomeSource::MultiNoise(source) => BiomeLookup::MultiNoise {
                 axes: Box::new(source.axes().map(|axis| DensityField::compile(axis, seed))),
-                index: BiomeBoxIndex::new(source.boxes.clone())?,
+                index: Box::new(BiomeBoxIndex::new(source.boxes.clone())?),
             },
         };
         let rivers = settings.rivers.enabled.then(|| {

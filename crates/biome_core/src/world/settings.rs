@@ -6,7 +6,7 @@ use std::ops::RangeInclusive;
 use serde::{Deserialize, Serialize};
 
 use crate::density::{DensityNode, FieldValue, Shape};
-use crate::multi_noise::{BiomeBoxIndex, MultiNoise};
+use crate::multi_noise::{MultiNoise, check_boxes};
 use crate::rivers::RiverSettings;
 use crate::scatter::{ScatterKind, ScatterSettings, ScatterSpacing};
 use crate::tutorial::BIOMES;
@@ -1128,7 +1128,7 @@ impl MultiNoise {
         for (axis, name) in self.axes().into_iter().zip(&names[2..]) {
             axis.check_at(&check.field(name))?;
         }
-        if let Err(error) = BiomeBoxIndex::new(self.boxes.clone()) {
+        if let Err(error) = check_boxes(&self.boxes) {
             return check.fail(&error.field, error.reason);
         }
         for (i, b) in self.boxes.iter().enumerate() {
