@@ -622,14 +622,16 @@ fn failed_builds_are_reported_once_and_not_retried() {
         state.generation += 1;
     }
     let wanted = h.wanted(Vec3::new(10.0, 0.0, 10.0)).len();
-    h.run_until(20_000, |h| {
-        h.stats().failed == wanted && h.stats().in_flight == 0
-    });
     let read = |h: &Harness, cursor: &mut MessageCursor<ChunkFailed>| {
         let messages = h.app.world().resource::<Messages<ChunkFailed>>();
         cursor.read(messages).cloned().collect::<Vec<_>>()
     };
-    let first = read(&h, &mut failures);
+    // Messages live two frames and failures land over many: read them every frame.
+    let mut first = Vec::new();
+    h.run_until(20_000, |h| {
+        first.extend(read(h, &mut failures));
+        h.stats().failed == wanted && h.stats().in_flight == 0
+    });
     assert_eq!(first.len(), wanted);
     assert!(
         first[0].reason.contains("layout.tile_size"),
