@@ -62,6 +62,7 @@ use crate::chunk::ChunkGround;
 use crate::scatter::{TrunkSize, trunk_size};
 use crate::streaming::share::{DensityShare, DensitySlot, DensityUser};
 use crate::streaming::{BuildKey, ChunkPlanner, LodConfig};
+use crate::world::check_range;
 use crate::{BiomeChunk, BiomeWorldState, BiomeWorldSystems};
 
 /// Colliders for the terrain and trees around every [`BiomeWorldCollider`] entity, tuned by
@@ -172,30 +173,20 @@ impl BiomeColliderSettings {
                 reason,
             })
         };
-        for (field, value, accepted) in [
-            ("radius", self.radius, Self::RADIUS),
-            ("hysteresis", self.hysteresis, Self::HYSTERESIS),
-            (
-                "apply_budget_ms",
-                self.apply_budget_ms,
-                Self::APPLY_BUDGET_MS,
-            ),
-        ] {
-            if !accepted.contains(&value) {
-                let (start, end) = accepted.into_inner();
-                return fail(
-                    field,
-                    format!("must be from {start} to {end} (got {value})"),
-                );
-            }
-        }
-        if !Self::MAX_TASKS.contains(&self.max_tasks) {
-            let (start, end) = Self::MAX_TASKS.into_inner();
-            return fail(
-                "max_tasks",
-                format!("must be from {start} to {end} (got {})", self.max_tasks),
-            );
-        }
+        check_range("colliders.radius", self.radius, &Self::RADIUS, "")?;
+        check_range(
+            "colliders.hysteresis",
+            self.hysteresis,
+            &Self::HYSTERESIS,
+            "",
+        )?;
+        check_range(
+            "colliders.apply_budget_ms",
+            self.apply_budget_ms,
+            &Self::APPLY_BUDGET_MS,
+            "",
+        )?;
+        check_range("colliders.max_tasks", self.max_tasks, &Self::MAX_TASKS, "")?;
         let chunks = self.lod(*layout).node_estimate();
         if chunks > Self::MAX_CHUNKS {
             return fail(
@@ -401,13 +392,7 @@ fn stream_colliders(
     grounds: &mut QueryState<(&BiomeChunk, &ChunkGround)>,
 ) {
     let started = Instant::now();
-    let points: Vec<[f64; 2]> = anchors
-        .iter(world)
-        .map(|transform| {
-            let p = transform.translation();
-            [f64::from(p.x), f64::from(p.z)]
-        })
-        .collect();
+    let points = crate::streaming::anchor_points(world, anchors);
     world.resource_scope(|world, mut streamer: Mut<ColliderStreamer>| {
         let streamer = &mut *streamer;
         let layout = world.resource::<BiomeWorldState>().settings.layout;

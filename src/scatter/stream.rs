@@ -24,6 +24,7 @@ use super::objects::ScatterAssets;
 const KINDS: usize = ScatterKind::ALL.len();
 use crate::streaming::{BuildKey, ChunkPlanner, LodConfig};
 use crate::world::BiomeWorldState;
+use crate::world::check_range;
 
 /// How far scattered objects reach around every [`crate::BiomeWorldAnchor`], and what they may
 /// cost. Changes apply at once: chunks gain or lose objects as the radii say. Refused values
@@ -89,38 +90,17 @@ impl BiomeScatterSettings {
         world: &biome_core::WorldSettings,
         layout: &ChunkLayout,
     ) -> Result<(), SettingsError> {
-        let fail = |field: String, reason: String| Err(SettingsError { field, reason });
-        let range = |value: &dyn std::fmt::Display,
-                     start: &dyn std::fmt::Display,
-                     end: &dyn std::fmt::Display| {
-            format!("must be from {start} to {end} (got {value})")
-        };
         for (k, &radius) in self.radii.iter().enumerate() {
-            if !Self::RADIUS.contains(&radius) {
-                let (start, end) = Self::RADIUS.into_inner();
-                return fail(format!("scatter.radii[{k}]"), range(&radius, &start, &end));
-            }
+            check_range(&format!("scatter.radii[{k}]"), radius, &Self::RADIUS, "")?;
         }
-        for (field, value, accepted) in [
-            ("hysteresis", self.hysteresis, Self::HYSTERESIS),
-            (
-                "apply_budget_ms",
-                self.apply_budget_ms,
-                Self::APPLY_BUDGET_MS,
-            ),
-        ] {
-            if !accepted.contains(&value) {
-                let (start, end) = accepted.into_inner();
-                return fail(format!("scatter.{field}"), range(&value, &start, &end));
-            }
-        }
-        if !Self::MAX_TASKS.contains(&self.max_tasks) {
-            let (start, end) = Self::MAX_TASKS.into_inner();
-            return fail(
-                "scatter.max_tasks".to_owned(),
-                range(&self.max_tasks, &start, &end),
-            );
-        }
+        check_range("scatter.hysteresis", self.hysteresis, &Self::HYSTERESIS, "")?;
+        check_range(
+            "scatter.apply_budget_ms",
+            self.apply_budget_ms,
+            &Self::APPLY_BUDGET_MS,
+            "",
+        )?;
+        check_range("scatter.max_tasks", self.max_tasks, &Self::MAX_TASKS, "")?;
         for kind in ScatterKind::ALL {
             let narrowest = world
                 .biome_table
@@ -134,14 +114,14 @@ impl BiomeScatterSettings {
             let reach = f64::from(self.radius(kind)) + layout.chunk_size();
             let objects = std::f64::consts::PI * reach * reach / (1.4 * narrowest * narrowest);
             if self.radius(kind) > 0.0 && objects > Self::MAX_OBJECTS {
-                return fail(
-                    format!("scatter.radii[{}]", kind.index()),
-                    format!(
+                return Err(SettingsError {
+                    field: format!("scatter.radii[{}]", kind.index()),
+                    reason: format!(
                         "about {objects:.0} {kind:?} objects around an anchor, over the {} \
                          limit: lower the radius (or widen the spacing)",
                         Self::MAX_OBJECTS
                     ),
-                );
+                });
             }
         }
         Ok(())
@@ -300,13 +280,7 @@ pub(crate) fn stream_scatter(
     world: &mut World,
     anchors: &mut QueryState<&GlobalTransform, With<crate::BiomeWorldAnchor>>,
 ) {
-    let points: Vec<[f64; 2]> = anchors
-        .iter(world)
-        .map(|transform| {
-            let p = transform.translation();
-            [f64::from(p.x), f64::from(p.z)]
-        })
-        .collect();
+    let points = crate::streaming::anchor_points(world, anchors);
     world.resource_scope(|world, mut streamer: Mut<ScatterStreamer>| {
         let state = world.resource::<BiomeWorldState>();
         let (generator, layout, epoch) = (

@@ -255,6 +255,20 @@ fn in_hand(
         || failed.contains(key)
 }
 
+/// Where `anchors` stand on the ground plane, `[x, z]`, as planners take them.
+pub(crate) fn anchor_points<F: bevy::ecs::query::QueryFilter>(
+    world: &World,
+    anchors: &mut QueryState<&GlobalTransform, F>,
+) -> Vec<[f64; 2]> {
+    anchors
+        .iter(world)
+        .map(|transform| {
+            let p = transform.translation();
+            [f64::from(p.x), f64::from(p.z)]
+        })
+        .collect()
+}
+
 /// Feeds the planner, forgets entities game code despawned, drops builds no longer wanted and
 /// starts wanted ones, most urgent first.
 ///
@@ -265,13 +279,7 @@ pub(crate) fn stream_chunks(
     anchors: &mut QueryState<&GlobalTransform, With<BiomeWorldAnchor>>,
 ) {
     let started = Instant::now();
-    let points: Vec<[f64; 2]> = anchors
-        .iter(world)
-        .map(|transform| {
-            let p = transform.translation();
-            [f64::from(p.x), f64::from(p.z)]
-        })
-        .collect();
+    let points = anchor_points(world, anchors);
     world.resource_scope(|world, mut streamer: Mut<ChunkStreamer>| {
         let streamer = &mut *streamer;
         let lost: Vec<BuildKey> = streamer

@@ -64,22 +64,13 @@ impl BiomeWorldSettings {
     pub fn validate(&self) -> Result<(), SettingsError> {
         self.generator.validate()?;
         self.layout.validate_with(&self.generator)?;
-        for (field, value, accepted) in [
-            ("tree_levels", self.tree_levels, Self::TREE_LEVELS),
-            (
-                "far_forest_levels",
-                self.far_forest_levels,
-                Self::FAR_FOREST_LEVELS,
-            ),
-        ] {
-            if !accepted.contains(&value) {
-                let (start, end) = accepted.into_inner();
-                return Err(SettingsError {
-                    field: field.to_owned(),
-                    reason: format!("must be from {start} to {end} (got {value})"),
-                });
-            }
-        }
+        check_range("tree_levels", self.tree_levels, &Self::TREE_LEVELS, "")?;
+        check_range(
+            "far_forest_levels",
+            self.far_forest_levels,
+            &Self::FAR_FOREST_LEVELS,
+            "",
+        )?;
         // Tree entities on a node cost its area over the tree spacing squared.
         let level_chunks = 4f64.powi(i32::from(self.tree_levels));
         let spots =
@@ -241,39 +232,22 @@ impl BiomeWorldStreaming {
                 reason,
             })
         };
-        let range = |value: &dyn std::fmt::Display,
-                     start: &dyn std::fmt::Display,
-                     end: &dyn std::fmt::Display,
-                     unit: &str| {
-            format!("must be from {start} to {end}{unit} (got {value})")
-        };
-        let floats = [
-            ("horizon", self.horizon, Self::HORIZON, " world units"),
-            (
-                "detail_radius",
-                self.detail_radius,
-                Self::DETAIL_RADIUS,
-                " world units",
-            ),
-            ("hysteresis", self.hysteresis, Self::HYSTERESIS, ""),
-            ("fade_seconds", self.fade_seconds, Self::FADE_SECONDS, " s"),
-            (
-                "apply_budget_ms",
-                self.apply_budget_ms,
-                Self::APPLY_BUDGET_MS,
-                " ms",
-            ),
-        ];
-        for (field, value, accepted, unit) in floats {
-            if !accepted.contains(&value) {
-                let (start, end) = accepted.into_inner();
-                return fail(field, range(&value, &start, &end, unit));
-            }
-        }
-        if !Self::MAX_TASKS.contains(&self.max_tasks) {
-            let (start, end) = Self::MAX_TASKS.into_inner();
-            return fail("max_tasks", range(&self.max_tasks, &start, &end, ""));
-        }
+        check_range("horizon", self.horizon, &Self::HORIZON, " world units")?;
+        check_range(
+            "detail_radius",
+            self.detail_radius,
+            &Self::DETAIL_RADIUS,
+            " world units",
+        )?;
+        check_range("hysteresis", self.hysteresis, &Self::HYSTERESIS, "")?;
+        check_range("fade_seconds", self.fade_seconds, &Self::FADE_SECONDS, " s")?;
+        check_range(
+            "apply_budget_ms",
+            self.apply_budget_ms,
+            &Self::APPLY_BUDGET_MS,
+            " ms",
+        )?;
+        check_range("max_tasks", self.max_tasks, &Self::MAX_TASKS, "")?;
         let nodes = self.lod(settings.layout).node_estimate();
         let advice = "lower horizon, raise detail_radius, or use larger chunks (layout)";
         if nodes > Self::MAX_NODES {
@@ -303,6 +277,27 @@ impl BiomeWorldStreaming {
         }
         Ok(())
     }
+}
+
+/// `Ok` if `value` lies in `accepted` (NaN lies in none), else the error every plugin setting
+/// gives for `field`: "must be from START to END[UNIT] (got VALUE)".
+pub(crate) fn check_range<T: PartialOrd + std::fmt::Display>(
+    field: &str,
+    value: T,
+    accepted: &RangeInclusive<T>,
+    unit: &str,
+) -> Result<(), SettingsError> {
+    if accepted.contains(&value) {
+        return Ok(());
+    }
+    Err(SettingsError {
+        field: field.to_owned(),
+        reason: format!(
+            "must be from {} to {}{unit} (got {value})",
+            accepted.start(),
+            accepted.end()
+        ),
+    })
 }
 
 /// Where chunk meshes live once they reach the GPU. Insert your own before adding the plugin;
