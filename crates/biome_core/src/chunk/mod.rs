@@ -942,57 +942,54 @@ impl StitchedEdges {
         }
     }
 
+    /// Every vertex between two coarse vertices on a stitched side, with those two, as
+    /// `[vertex, a, b]` indices into a `verts × verts` grid (none without stitched sides).
+    fn in_between(&self, verts: usize) -> impl Iterator<Item = [usize; 3]> + '_ {
+        let rows = if self.stitch.sides.contains(&true) {
+            verts
+        } else {
+            0
+        };
+        let index = move |(i, j): (usize, usize)| j * verts + i;
+        (0..rows)
+            .flat_map(move |j| (0..verts).map(move |i| (i, j)))
+            .filter_map(move |vertex| {
+                let [a, b] = self.between(vertex.0, vertex.1)?;
+                Some([index(vertex), index(a), index(b)])
+            })
+    }
+
     /// Puts every in-between vertex's river water on its coarse edge: the midpoint of the two
     /// coarse vertices' surfaces (none unless both have one), under water if either is.
     fn snap_rivers(&self, rivers: &mut [RiverPoint], verts: usize) {
-        if self.stitch.sides.iter().all(|&s| !s) {
-            return;
-        }
-        let index = |(i, j): (usize, usize)| j * verts + i;
-        for j in 0..verts {
-            for i in 0..verts {
-                let Some([a, b]) = self.between(i, j) else {
-                    continue;
-                };
-                let (a, b) = (rivers[index(a)], rivers[index(b)]);
-                let k = index((i, j));
-                rivers[k].surface = a
-                    .surface
-                    .zip(b.surface)
-                    .map(|(a, b)| f64::from(midpoint(a as f32, b as f32)));
-                rivers[k].water = match (a.water, b.water) {
-                    (Some(a), Some(b)) => Some(f64::from(midpoint(a as f32, b as f32))),
-                    (a, b) => a.or(b),
-                };
-            }
+        for [k, a, b] in self.in_between(verts) {
+            let (a, b) = (rivers[a], rivers[b]);
+            rivers[k].surface = a
+                .surface
+                .zip(b.surface)
+                .map(|(a, b)| f64::from(midpoint(a as f32, b as f32)));
+            rivers[k].water = match (a.water, b.water) {
+                (Some(a), Some(b)) => Some(f64::from(midpoint(a as f32, b as f32))),
+                (a, b) => a.or(b),
+            };
         }
     }
 
     /// Moves every in-between vertex of a smooth mesh onto its coarse edge.
     fn snap(&self, chunk: &mut ChunkData, verts: usize) {
-        if self.stitch.sides.iter().all(|&s| !s) {
-            return;
-        }
-        let index = |(i, j): (usize, usize)| j * verts + i;
-        for j in 0..verts {
-            for i in 0..verts {
-                let Some([a, b]) = self.between(i, j) else {
-                    continue;
-                };
-                let (a, b, k) = (index(a), index(b), index((i, j)));
-                let y = midpoint(chunk.positions[a][1], chunk.positions[b][1]);
-                chunk.positions[k][1] = y;
-                chunk.min_height = chunk.min_height.min(y);
-                chunk.max_height = chunk.max_height.max(y);
-                let n = [0, 1, 2].map(|c| f64::from(chunk.normals[a][c] + chunk.normals[b][c]));
-                chunk.normals[k] = normalize(n).map(|v| v as f32);
-                chunk.colors[k] =
-                    [0, 1, 2, 3].map(|c| midpoint(chunk.colors[a][c], chunk.colors[b][c]));
-                chunk.land_colors[k] = [0, 1, 2, 3]
-                    .map(|c| midpoint(chunk.land_colors[a][c], chunk.land_colors[b][c]));
-                chunk.temperatures[k] = midpoint(chunk.temperatures[a], chunk.temperatures[b]);
-                chunk.biomes[k] = chunk.biomes[a];
-            }
+        for [k, a, b] in self.in_between(verts) {
+            let y = midpoint(chunk.positions[a][1], chunk.positions[b][1]);
+            chunk.positions[k][1] = y;
+            chunk.min_height = chunk.min_height.min(y);
+            chunk.max_height = chunk.max_height.max(y);
+            let n = [0, 1, 2].map(|c| f64::from(chunk.normals[a][c] + chunk.normals[b][c]));
+            chunk.normals[k] = normalize(n).map(|v| v as f32);
+            chunk.colors[k] =
+                [0, 1, 2, 3].map(|c| midpoint(chunk.colors[a][c], chunk.colors[b][c]));
+            chunk.land_colors[k] =
+                [0, 1, 2, 3].map(|c| midpoint(chunk.land_colors[a][c], chunk.land_colors[b][c]));
+            chunk.temperatures[k] = midpoint(chunk.temperatures[a], chunk.temperatures[b]);
+            chunk.biomes[k] = chunk.biomes[a];
         }
     }
 }

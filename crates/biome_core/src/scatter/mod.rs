@@ -563,15 +563,7 @@ fn stand(world: &WorldGenerator, kind: ScatterKind, chosen: &[Candidate]) -> Vec
     let settings = world.settings();
     let xs = Scratch::collect(chosen.iter().map(|c| c.p[0]));
     let zs = Scratch::collect(chosen.iter().map(|c| c.p[1]));
-    let bounds = |values: &[f64]| {
-        values
-            .iter()
-            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| {
-                (lo.min(v), hi.max(v))
-            })
-    };
-    let ((x0, x1), (z0, z1)) = (bounds(&xs), bounds(&zs));
-    let cache = SiteCache::covering(*world.regions(), x0, z0, x1, z1, 3);
+    let cache = world.site_cache_for(&xs, &zs);
     let ground = world.standing_ground(&xs, &zs, settings.scatter.max_slope_degrees, &cache);
     let height_scale = settings.terrain.height_scale;
     let scatter = &settings.scatter;

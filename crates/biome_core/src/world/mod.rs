@@ -409,6 +409,13 @@ impl WorldGenerator {
         assert_eq!(xs.len(), zs.len(), "xs and zs must have the same length");
         let xs: Vec<f64> = xs.iter().map(|&x| clamp_coordinate(x)).collect();
         let zs: Vec<f64> = zs.iter().map(|&z| clamp_coordinate(z)).collect();
+        let cache = self.site_cache_for(&xs, &zs);
+        self.samples(&xs, &zs, &cache)
+    }
+
+    /// A cache of the region sites that lookups at `(xs[k], zs[k])` (clamped coordinates)
+    /// read.
+    pub(crate) fn site_cache_for(&self, xs: &[f64], zs: &[f64]) -> SiteCache {
         let bounds = |values: &[f64]| {
             values
                 .iter()
@@ -416,18 +423,17 @@ impl WorldGenerator {
                     (lo.min(v), hi.max(v))
                 })
         };
-        let ((x0, x1), (z0, z1)) = (bounds(&xs), bounds(&zs));
+        let ((x0, x1), (z0, z1)) = (bounds(xs), bounds(zs));
         // Wobbled lookups stray by up to a few wobble lengths; the cache falls back beyond it.
         let reach = self.settings.regions.wobble * 3.0;
-        let cache = SiteCache::covering(
+        SiteCache::covering(
             self.regions,
             x0 - reach,
             z0 - reach,
             x1 + reach,
             z1 + reach,
             3,
-        );
-        self.samples(&xs, &zs, &cache)
+        )
     }
 
     /// Builds chunk `coord`: its mesh data and trees ([`crate::chunk`]).
