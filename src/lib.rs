@@ -89,7 +89,6 @@
 //! resource is `Reflect` and registered, so inspectors and Bevy's remote protocol see them.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
-pub mod chunk;
 #[cfg(feature = "panel")]
 pub mod panel;
 #[cfg(feature = "avian")]
@@ -101,28 +100,35 @@ pub mod physics;
 struct ReadmeDoctests;
 pub mod query;
 pub mod scatter;
-pub mod streaming;
-pub mod tasks;
-pub mod world;
+pub mod settings;
+pub mod stream;
+pub mod terrain;
+pub mod trees;
 
+use bevy::app::PluginGroupBuilder;
 use bevy::prelude::*;
 
 #[cfg(feature = "avian")]
 pub use avian3d;
 pub use biome_core;
-pub use chunk::{
-    BiomeChunk, BiomeRiverWater, BiomeWater, ChunkAssets, ChunkGround, TerrainMaterial,
-};
 #[cfg(feature = "panel")]
 pub use panel::{BiomeWorldPanelPlugin, BiomeWorldPanelSystems};
 pub use query::BiomeWorld;
 pub use scatter::{
-    BiomeScatter, BiomeScatterObject, BiomeScatterSettings, BiomeScatterStats, BiomeTree,
-    ScatterAssets, TreeAssets,
+    BiomeScatter, BiomeScatterObject, BiomeScatterPlugin, BiomeScatterSettings, BiomeScatterStats,
+    ScatterModels,
 };
-pub use streaming::{BiomeWorldAnchor, BiomeWorldStats, ChunkDespawned, ChunkFailed, ChunkSpawned};
-pub use tasks::background_async_compute;
-pub use world::{BiomeWorldSettings, BiomeWorldState, BiomeWorldStreaming, ChunkMeshOptions};
+pub use settings::{
+    BiomeWorldSettings, BiomeWorldSettingsPlugin, BiomeWorldState, BiomeWorldStreaming,
+    ChunkMeshOptions,
+};
+pub use stream::background_async_compute;
+pub use terrain::{
+    BiomeChunk, BiomeRiverWater, BiomeTerrainPlugin, BiomeWater, BiomeWorldAnchor, BiomeWorldStats,
+    ChunkAssets, ChunkDespawned, ChunkFade, ChunkFailed, ChunkGround, ChunkReplaced, ChunkSpawned,
+    TerrainMaterial,
+};
+pub use trees::{BiomeTree, BiomeTreesPlugin, TreeModels};
 
 /// Everything a game usually needs.
 pub mod prelude {
@@ -144,114 +150,33 @@ pub enum BiomeWorldSystems {
     /// Rebuilds the generator when [`BiomeWorldSettings`] changed, and takes
     /// [`BiomeWorldStreaming`] in.
     Settings,
-    /// Feeds the planner the anchors, drops builds it no longer wants, starts the ones it asks for.
+    /// Feeds each streamer the anchors, drops builds no longer wanted, starts the ones wanted.
     Stream,
-    /// Turns finished builds into entities and despawns what the planner retires.
+    /// Turns finished builds into entities, shows and retires them, within the budget.
     Apply,
 }
 
 /// Streams an endless world around every [`BiomeWorldAnchor`]:
 /// `app.add_plugins(BiomeWorldPlugin)`.
 ///
-/// Its settings are resources, added with `init_resource` so a game can insert its own first:
+/// A group of one plugin per concern: [`BiomeWorldSettingsPlugin`] (the settings and the
+/// generator), [`BiomeTerrainPlugin`] (the terrain), [`BiomeTreesPlugin`] (the trees' models) and
+/// [`BiomeScatterPlugin`] (rocks, bushes and grass). Leave one out with
+/// `BiomeWorldPlugin.build().disable::<BiomeScatterPlugin>()`.
+///
+/// The settings are resources, added with `init_resource` so a game can insert its own first:
 /// [`BiomeWorldSettings`] (the world, the chunk layout, water and trees),
 /// [`BiomeWorldStreaming`] (radius, tasks, budget), [`BiomeScatterSettings`] (how far rocks,
 /// bushes and grass reach) and [`ChunkMeshOptions`] (where meshes live).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct BiomeWorldPlugin;
 
-impl Plugin for BiomeWorldPlugin {
-    fn build(&self, app: &mut App) {
-        app.init_resource::<BiomeWorldSettings>()
-            .init_resource::<BiomeWorldStreaming>()
-            .init_resource::<ChunkMeshOptions>()
-            .init_resource::<BiomeWorldStats>()
-            .init_resource::<streaming::ChunkStreamer>()
-            .init_resource::<BiomeScatterSettings>()
-            .init_resource::<BiomeScatterStats>()
-            .init_resource::<scatter::ScatterStreamer>()
-            .register_type::<BiomeWorldSettings>()
-            .register_type::<BiomeWorldStreaming>()
-            .register_type::<ChunkMeshOptions>()
-            .register_type::<BiomeWorldState>()
-            .register_type::<BiomeWorldStats>()
-            .register_type::<ChunkAssets>()
-            .register_type::<TreeAssets>()
-            .register_type::<BiomeWorldAnchor>()
-            .register_type::<BiomeChunk>()
-            .register_type::<ChunkGround>()
-            .register_type::<BiomeWater>()
-            .register_type::<BiomeRiverWater>()
-            .register_type::<BiomeTree>()
-            .register_type::<BiomeScatterSettings>()
-            .register_type::<BiomeScatterStats>()
-            .register_type::<BiomeScatter>()
-            .register_type::<BiomeScatterObject>()
-            .register_type::<ScatterAssets>()
-            .register_type::<ChunkSpawned>()
-            .register_type::<ChunkDespawned>()
-            .register_type::<ChunkFailed>()
-            .add_message::<ChunkSpawned>()
-            .add_message::<ChunkDespawned>()
-            .add_message::<ChunkFailed>()
-            .configure_sets(
-                Update,
-                (
-                    BiomeWorldSystems::Settings,
-                    BiomeWorldSystems::Stream,
-                    BiomeWorldSystems::Apply,
-                )
-                    .chain(),
-            )
-            .add_systems(
-                Update,
-                (
-                    world::apply_settings.in_set(BiomeWorldSystems::Settings),
-                    (streaming::stream_chunks, scatter::stream_scatter)
-                        .chain()
-                        .in_set(BiomeWorldSystems::Stream),
-                    (streaming::apply_chunks, scatter::apply_scatter)
-                        .chain()
-                        .in_set(BiomeWorldSystems::Apply),
-                ),
-            );
-        // With a renderer, terrain gets the material that draws shores and snow per pixel.
-        if app.is_plugin_added::<bevy::pbr::PbrPlugin>() {
-            chunk::add_terrain_material(app);
-        }
-    }
-
-    fn finish(&self, app: &mut App) {
-        // Headless apps (MinimalPlugins + AssetPlugin) have no renderer to register these.
-        if !app.world().contains_resource::<Assets<Mesh>>() {
-            app.init_asset::<Mesh>();
-        }
-        if !app.world().contains_resource::<Assets<StandardMaterial>>() {
-            app.init_asset::<StandardMaterial>();
-        }
-        if app.is_plugin_added::<bevy::pbr::PbrPlugin>()
-            && !app.world().contains_resource::<Assets<TerrainMaterial>>()
-        {
-            warn!(
-                "BiomeWorldPlugin was added before the renderer: terrain uses per-vertex colours; \
-                 add it after DefaultPlugins for shores and snow lines drawn per pixel"
-            );
-        }
-        let settings = app.world().resource::<BiomeWorldSettings>().clone();
-        let streaming = app.world().resource::<BiomeWorldStreaming>().clone();
-        app.insert_resource(BiomeWorldState::new(&settings, &streaming));
-        let world = app.world_mut();
-        let (chunk_assets, tree_assets, scatter_assets) =
-            world.resource_scope(|world, mut materials: Mut<Assets<StandardMaterial>>| {
-                let mut meshes = world.resource_mut::<Assets<Mesh>>();
-                (
-                    ChunkAssets::new(&mut materials),
-                    TreeAssets::new(&mut meshes, &mut materials),
-                    ScatterAssets::new(&mut meshes, &mut materials),
-                )
-            });
-        world.insert_resource(chunk_assets);
-        world.insert_resource(tree_assets);
-        world.insert_resource(scatter_assets);
+impl PluginGroup for BiomeWorldPlugin {
+    fn build(self) -> PluginGroupBuilder {
+        PluginGroupBuilder::start::<Self>()
+            .add(BiomeWorldSettingsPlugin)
+            .add(BiomeTreesPlugin)
+            .add(BiomeTerrainPlugin)
+            .add(BiomeScatterPlugin)
     }
 }

@@ -1,6 +1,8 @@
 //! Physics (feature `avian`): `MinimalPlugins` + avian's plugins + the plugins, fixed 60 Hz steps,
 //! bounded loops. Bodies wait as static bodies until the colliders around them are in.
 
+mod common;
+
 use std::collections::HashMap;
 use std::time::Duration;
 
@@ -17,24 +19,9 @@ use bevy_biome_world::physics::{
     TerrainCollider, TrunkColliders,
 };
 use bevy_biome_world::prelude::*;
+use common::Rng;
 
 const STEP: f64 = 1.0 / 60.0;
-
-/// A small deterministic generator, so failures replay.
-struct Rng(u64);
-
-impl Rng {
-    fn unit(&mut self) -> f64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 >> 11) as f64 / (1u64 << 53) as f64
-    }
-
-    fn range(&mut self, low: f64, high: f64) -> f64 {
-        low + (high - low) * self.unit()
-    }
-}
 
 fn app(colliders: BiomeColliderSettings, streaming: BiomeWorldStreaming) -> App {
     let mut app = App::new();
@@ -87,24 +74,11 @@ fn chunk_size(app: &App) -> f64 {
         .chunk_size()
 }
 
-/// Steps until the colliders are idle two frames running (transforms propagate at the end of a
-/// frame, so a body moved in one is seen in the next).
+/// Steps until the colliders are idle two frames running.
 fn settle(app: &mut App) {
-    let mut idle = 0;
-    for _ in 0..100_000 {
-        app.update();
-        idle = if stats(app).is_idle() && stats(app).loaded > 0 {
-            idle + 1
-        } else {
-            0
-        };
-        if idle >= 2 {
-            return;
-        }
-        // Builds run on the async compute pool: give its threads the core between frames.
-        std::thread::yield_now();
-    }
-    panic!("colliders not settled");
+    common::step_until_idle(app, "idle colliders", App::update, |app| {
+        stats(app).is_idle() && stats(app).loaded > 0
+    });
 }
 
 /// Turns the waiting static bodies dynamic.
@@ -596,15 +570,10 @@ fn an_anchor_flying_at_sixty_metres_a_second_always_has_a_collider_below() {
 /// Updates that take no time until no collider build runs or waits to be inserted.
 fn catch_up(app: &mut App) {
     app.insert_resource(TimeUpdateStrategy::ManualDuration(Duration::ZERO));
-    for _ in 0..100_000 {
+    common::step_until(app, "collider builds done", App::update, |app| {
         let busy = stats(app);
-        if busy.in_flight == 0 && busy.ready == 0 {
-            break;
-        }
-        std::thread::yield_now();
-        app.update();
-    }
-    assert!(stats(app).in_flight == 0, "collider builds never finish");
+        busy.in_flight == 0 && busy.ready == 0
+    });
     app.insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(
         STEP,
     )));
@@ -692,14 +661,9 @@ fn colliders_agree_with_the_ground_leave_with_their_entity_and_follow_settings()
     app.world_mut()
         .entity_mut(anchor)
         .remove::<BiomeWorldCollider>();
-    for _ in 0..600 {
-        app.update();
-        if terrain_colliders(&mut app).is_empty() {
-            break;
-        }
-        std::thread::yield_now();
-    }
-    assert!(terrain_colliders(&mut app).is_empty());
+    common::step_until(&mut app, "colliders gone", App::update, |app| {
+        terrain_colliders(app).is_empty()
+    });
 }
 
 #[test]
@@ -712,14 +676,10 @@ fn drawn_chunks_lend_their_heights_to_colliders() {
         .world_mut()
         .spawn((BiomeWorldAnchor, Transform::from_xyz(-40.0, 50.0, 90.0)))
         .id();
-    for _ in 0..100_000 {
-        app.update();
+    common::step_until_idle(&mut app, "idle terrain", App::update, |app| {
         let terrain = app.world().resource::<BiomeWorldStats>();
-        if terrain.is_idle() && terrain.loaded > 0 {
-            break;
-        }
-        std::thread::yield_now();
-    }
+        terrain.is_idle() && terrain.loaded > 0
+    });
     app.world_mut()
         .entity_mut(entity)
         .insert(BiomeWorldCollider);
@@ -899,14 +859,10 @@ fn colliders_and_terrain_starting_together_sample_each_chunk_once() {
         BiomeWorldCollider,
         Transform::from_xyz(-40.0, 50.0, 90.0),
     ));
-    for _ in 0..100_000 {
-        app.update();
+    common::step_until_idle(&mut app, "idle terrain and colliders", App::update, |app| {
         let terrain = app.world().resource::<BiomeWorldStats>();
-        if terrain.is_idle() && terrain.loaded > 0 && stats(&app).is_idle() {
-            break;
-        }
-        std::thread::yield_now();
-    }
+        terrain.is_idle() && terrain.loaded > 0 && stats(app).is_idle()
+    });
     let stats = stats(&app);
     // Each collider took its heights from a drawn chunk, from the terrain build's density, or
     // sampled them; and the terrain took every density a collider sampled.

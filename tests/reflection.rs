@@ -8,7 +8,7 @@ use bevy::reflect::{GetPath, TypeRegistry};
 use bevy_biome_world::biome_core::density::{DensityNode, DensityOp, Fbm};
 use bevy_biome_world::biome_core::world::{Biome, RegionSettings, TreeSpecies};
 use bevy_biome_world::prelude::*;
-use bevy_biome_world::{BiomeTree, BiomeWater, BiomeWorldState, ChunkAssets, TreeAssets};
+use bevy_biome_world::{BiomeTree, BiomeWater, BiomeWorldState, ChunkAssets, TreeModels};
 
 fn app() -> App {
     let mut app = App::new();
@@ -35,7 +35,7 @@ fn the_registry_knows_every_component_resource_and_setting() {
         TypeId::of::<BiomeWorldState>(),
         TypeId::of::<BiomeWorldStats>(),
         TypeId::of::<ChunkAssets>(),
-        TypeId::of::<TreeAssets>(),
+        TypeId::of::<TreeModels>(),
     ] {
         assert!(
             resource(id),

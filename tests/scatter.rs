@@ -2,6 +2,9 @@
 //! to each kind's radius, stand where the core places them, share one mesh per kind, follow the
 //! anchor, and go when switched off.
 
+#[expect(dead_code, reason = "the scatter tests need no random numbers")]
+mod common;
+
 use std::collections::HashSet;
 
 use bevy::prelude::*;
@@ -51,21 +54,12 @@ fn forest(app: &App) -> Vec2 {
     panic!("no forest within 6 km");
 }
 
-/// Steps until the scatter is idle with every wanted chunk in, at most `limit` frames.
-fn settle(app: &mut App, limit: u32) {
-    for _ in 0..limit {
-        app.update();
+/// Steps until the scatter is idle with every wanted chunk in.
+fn settle(app: &mut App) {
+    common::step_until_idle(app, "idle scatter", App::update, |app| {
         let stats = app.world().resource::<BiomeScatterStats>();
-        if stats.is_idle() && stats.chunks.iter().sum::<usize>() > 0 {
-            // One more frame: nothing new may be asked for.
-            app.update();
-            if app.world().resource::<BiomeScatterStats>().is_idle() {
-                return;
-            }
-        }
-        std::thread::yield_now();
-    }
-    panic!("the scatter did not settle in {limit} frames");
+        stats.is_idle() && stats.chunks.iter().sum::<usize>() > 0
+    });
 }
 
 /// Every object entity: its chunk's parent component, and its world position.
@@ -94,7 +88,7 @@ fn objects_stream_around_the_anchor_where_the_core_places_them() {
         .unwrap()
         .translation
         .xz();
-    settle(&mut app, 3000);
+    settle(&mut app);
     let found = objects(&mut app);
     let layout = *app.world().resource::<BiomeWorldState>().layout();
     let generator = app.world().resource::<BiomeWorldState>().generator.clone();
@@ -160,7 +154,7 @@ fn objects_stream_around_the_anchor_where_the_core_places_them() {
     app.world_mut()
         .entity_mut(anchor)
         .insert(Transform::from_xyz(700.0, 60.0, 200.0));
-    settle(&mut app, 3000);
+    settle(&mut app);
     let moved = objects(&mut app);
     assert!(!moved.is_empty());
     for (scatter, kind, _) in &moved {
@@ -178,7 +172,7 @@ fn kinds_switch_off_by_radius_and_all_go_when_disabled() {
     let mut settings = BiomeScatterSettings::default();
     settings.radii[ScatterKind::Grass.index()] = 0.0;
     let (mut app, _) = app(settings.clone());
-    settle(&mut app, 3000);
+    settle(&mut app);
     let found = objects(&mut app);
     assert!(!found.is_empty());
     assert!(found.iter().all(|(_, kind, _)| *kind != ScatterKind::Grass));
@@ -186,14 +180,11 @@ fn kinds_switch_off_by_radius_and_all_go_when_disabled() {
     app.world_mut()
         .resource_mut::<BiomeScatterSettings>()
         .enabled = false;
-    for _ in 0..600 {
-        app.update();
-        // Hidden at once, despawned a slice at a time.
+    // Hidden at once, despawned a slice at a time.
+    common::step_until(&mut app, "objects gone", App::update, |app| {
         let stats = app.world().resource::<BiomeScatterStats>();
-        if stats.objects.iter().sum::<usize>() == 0 && stats.is_idle() {
-            break;
-        }
-    }
+        stats.objects.iter().sum::<usize>() == 0 && stats.is_idle()
+    });
     assert!(
         objects(&mut app).is_empty(),
         "objects left after switching off"

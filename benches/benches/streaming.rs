@@ -29,7 +29,7 @@ use std::time::{Duration, Instant};
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use bevy_biome_world::prelude::*;
-use bevy_biome_world::streaming::ChunkPlanner;
+use bevy_biome_world::stream::ChunkPlanner;
 use bevy_biome_world::{BiomeScatterStats, background_async_compute};
 #[cfg(feature = "avian")]
 use bevy_biome_world::{
@@ -421,8 +421,8 @@ enum Pattern {
 }
 
 /// The planner alone: 32 anchors spread over 20 km with `streaming`, each moving 5 units every
-/// call (300 u/s at 60 Hz), with a builder that shows every build and takes every retirement at
-/// once, the anchors moving as `pattern` says. Returns the cost per update after the first fill,
+/// call (300 u/s at 60 Hz), with a builder that has every build ready at once and takes every
+/// swap, the anchors moving as `pattern` says. Returns the cost per update after the first fill,
 /// and the chunks wanted.
 fn planner_cost(streaming: &BiomeWorldStreaming, pattern: Pattern) -> (PlannerCost, usize) {
     let settings = BiomeWorldSettings::default();
@@ -452,11 +452,9 @@ fn planner_cost(streaming: &BiomeWorldStreaming, pattern: Pattern) -> (PlannerCo
         let plan = planner.update(&anchors, &config, 0).clone();
         let busy = !plan.build.is_empty();
         for key in plan.build {
-            planner.shown(key);
+            planner.ready(key);
         }
-        for key in &plan.retire {
-            planner.hidden(key);
-        }
+        planner.take_swaps(false);
         let ms = t.elapsed().as_secs_f64() * 1000.0;
         if round > 32 {
             total += ms;

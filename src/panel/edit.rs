@@ -256,7 +256,7 @@ mod tests {
     use super::*;
     use biome_core::density::DensityOp;
 
-    use crate::world::{BiomeWorldSettings, BiomeWorldStreaming};
+    use crate::settings::{BiomeWorldSettings, BiomeWorldStreaming};
 
     const DELAY: f64 = 0.35;
 

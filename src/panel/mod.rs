@@ -21,8 +21,8 @@ use biome_core::world::RegionId;
 
 use crate::BiomeWorldSystems;
 use crate::scatter::BiomeScatterSettings;
-use crate::streaming::{BiomeWorldAnchor, BiomeWorldStats};
-use crate::world::{BiomeWorldSettings, BiomeWorldState, BiomeWorldStreaming};
+use crate::settings::{BiomeWorldSettings, BiomeWorldState, BiomeWorldStreaming};
+use crate::terrain::{BiomeWorldAnchor, BiomeWorldStats};
 use edit::PresetLibrary;
 use state::{CameraMark, PanelDraft, PanelPresets, PanelTextures, PanelView, PanelWindow};
 

@@ -10,7 +10,7 @@ use biome_core::{Sample, WorldSettings};
 use super::edit::{Debounced, PresetLibrary};
 use super::snapshot::{MINIMAP_SIZE, PREVIEW_SIZE, Snapshot};
 use crate::scatter::BiomeScatterSettings;
-use crate::world::{BiomeWorldSettings, BiomeWorldStreaming};
+use crate::settings::{BiomeWorldSettings, BiomeWorldStreaming};
 
 /// Seconds a settings draft must be still before the world regenerates.
 const SETTINGS_DELAY: f64 = 0.35;

@@ -18,8 +18,8 @@ use super::state::{
     Axis, DraggedLine, Notice, PanelDraft, PanelPresets, PanelTextures, PanelView, PanelWindow,
 };
 use crate::scatter::BiomeScatterSettings;
-use crate::streaming::BiomeWorldStats;
-use crate::world::{BiomeWorldSettings, BiomeWorldState, BiomeWorldStreaming};
+use crate::settings::{BiomeWorldSettings, BiomeWorldState, BiomeWorldStreaming};
+use crate::terrain::BiomeWorldStats;
 
 /// The panel's own state, as the window edits it.
 pub(super) struct Panel<'a> {

@@ -5,7 +5,7 @@
 //! Each chunk's ground is a heightfield of its vertex grid ([`biome_core::HeightGrid`]), the
 //! same heights and the same triangles as the level-0 mesh and [`crate::BiomeWorld::ground_height_at`],
 //! so a body rests where the ground is drawn and queried, seams and corners included. The
-//! chunks come from the same [`ChunkPlanner`] as the terrain, with full detail out to
+//! chunks stream as a kind of the terrain's streamer, with full detail out to
 //! [`BiomeColliderSettings::radius`]: colliders near a collider entity are built off the main
 //! thread (each frame their builds start before the terrain's), and inserted within a
 //! main-thread budget; those of older settings stay until their replacements are in, so nothing
@@ -42,73 +42,27 @@
 //! Other physics engines can build their own shapes from [`ChunkGround`], which every
 //! full-detail terrain entity carries with or without this feature.
 
+mod plugin;
+
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 
 use avian3d::parry::shape::SharedShape;
 use avian3d::parry::utils::Array2;
 use avian3d::prelude::*;
-use bevy::platform::collections::{HashMap, HashSet};
-use bevy::platform::time::Instant;
 use bevy::prelude::*;
-use bevy::tasks::futures::check_ready;
-use bevy::tasks::{AsyncComputeTaskPool, Task};
 use biome_core::world::SettingsError;
 use biome_core::{
     ChunkCoord, ChunkError, ChunkLayout, HeightGrid, NodeCoord, TreeInstance, WorldGenerator,
 };
 
-use crate::chunk::ChunkGround;
-use crate::scatter::{TrunkSize, trunk_size};
-use crate::streaming::share::{DensityShare, DensitySlot, DensityUser};
-use crate::streaming::{BuildKey, ChunkPlanner, LodConfig};
-use crate::world::check_range;
-use crate::{BiomeChunk, BiomeWorldState, BiomeWorldSystems};
+pub use plugin::{BiomeWorldPhysicsPlugin, BiomeWorldPhysicsSystems};
 
-/// Colliders for the terrain and trees around every [`BiomeWorldCollider`] entity, tuned by
-/// [`BiomeColliderSettings`]. Add it with avian's `PhysicsPlugins` and [`crate::BiomeWorldPlugin`].
-pub struct BiomeWorldPhysicsPlugin;
-
-impl Plugin for BiomeWorldPhysicsPlugin {
-    fn build(&self, app: &mut App) {
-        app.init_resource::<BiomeColliderSettings>()
-            .init_resource::<BiomeColliderStats>()
-            .init_resource::<ColliderStreamer>()
-            .init_resource::<DensityShare>()
-            .register_type::<BiomeColliderSettings>()
-            .register_type::<BiomeColliderStats>()
-            .register_type::<BiomeWorldCollider>()
-            .register_type::<TerrainCollider>()
-            .register_type::<TrunkColliders>()
-            .configure_sets(
-                Update,
-                (
-                    BiomeWorldPhysicsSystems::Stream,
-                    BiomeWorldPhysicsSystems::Apply,
-                )
-                    .chain()
-                    .after(BiomeWorldSystems::Settings)
-                    .before(BiomeWorldSystems::Stream),
-            )
-            .add_systems(
-                Update,
-                (
-                    stream_colliders.in_set(BiomeWorldPhysicsSystems::Stream),
-                    apply_colliders.in_set(BiomeWorldPhysicsSystems::Apply),
-                ),
-            );
-    }
-}
-
-/// The physics plugin's systems, in the order they run each `Update`: after
-/// [`BiomeWorldSystems::Settings`] and before the terrain's streaming, so colliders come first.
-#[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum BiomeWorldPhysicsSystems {
-    /// Feeds the collider planner the collider entities, starts and drops collider builds.
-    Stream,
-    /// Inserts finished colliders within the budget and removes those no longer wanted.
-    Apply,
-}
+use crate::settings::{BiomeWorldState, check_range};
+use crate::stream::{BuildKey, LodConfig, StreamKind};
+use crate::terrain::share::{DensityShare, DensitySlot, DensityUser};
+use crate::terrain::{BiomeChunk, ChunkGround};
+use crate::trees::{TrunkSize, trunk_size};
 
 /// Colliders are kept around entities with this: the player, rigid bodies that must stand on
 /// the world, a camera that collides.
@@ -279,12 +233,11 @@ impl BiomeColliderStats {
 }
 
 /// A finished collider build.
-struct BuiltColliders {
+pub(crate) struct BuiltColliders {
     ground: Collider,
     /// Where the ground collider goes.
     transform: Transform,
     trunks: Option<BuiltTrunks>,
-    build_ms: f32,
 }
 
 /// The compound of a chunk's trunks.
@@ -296,184 +249,115 @@ struct BuiltTrunks {
     transform: Transform,
 }
 
-struct ColliderTask {
-    task: Task<Result<BuiltColliders, ChunkError>>,
-    cancel: Arc<AtomicBool>,
-}
-
-impl Drop for ColliderTask {
-    fn drop(&mut self) {
-        self.cancel.store(true, Ordering::Relaxed);
-    }
-}
-
 /// The collider entities of one chunk: the ground, with its trunks as a child.
 #[derive(Clone, Copy, Debug)]
-struct ChunkColliders {
+pub(crate) struct ChunkColliders {
     ground: Entity,
     trunks: usize,
 }
 
-/// The collider settings asked for, with the layout they were checked against.
-#[derive(Clone, Debug, PartialEq)]
-struct SettingsRequest {
-    settings: BiomeColliderSettings,
-    layout: ChunkLayout,
+/// Colliders as a kind of the streamer. Colliders cannot hide: a chunk's are in from its spawn,
+/// and its swap (made in the same frame) removes what it replaces.
+#[derive(Default)]
+pub(crate) struct ColliderKind {
+    /// Whether builds make trunk colliders.
+    trunks: bool,
+    /// Drawn full-detail chunks, whose heights builds borrow.
+    drawn: Option<QueryState<(&'static BiomeChunk, &'static ChunkGround)>>,
+    /// Builds that borrowed a drawn chunk's heights, since the start.
+    reused: u64,
 }
 
-#[derive(Resource, Default)]
-struct ColliderStreamer {
-    /// The latest request, checked once.
-    request: Option<SettingsRequest>,
-    /// The settings in use: the last valid for the layout, if any.
-    settings: Option<BiomeColliderSettings>,
-    planner: ChunkPlanner,
-    tasks: HashMap<BuildKey, ColliderTask>,
-    ready: HashMap<BuildKey, BuiltColliders>,
-    shown: HashMap<BuildKey, ChunkColliders>,
-    /// Builds that failed at their epoch; not started again.
-    failed: HashSet<BuildKey>,
-}
+impl StreamKind for ColliderKind {
+    type Built = BuiltColliders;
+    type Node = ChunkColliders;
 
-/// Whether trunks get colliders: asked for, and trees spawned.
-fn with_trunks(state: &BiomeWorldState, settings: &BiomeColliderSettings) -> bool {
-    settings.trunks && state.settings.trees
-}
-
-/// The settings epoch of collider builds: the world's generation, and whether trunks are in.
-fn epoch(state: &BiomeWorldState, settings: &BiomeColliderSettings) -> u64 {
-    state.generation * 2 + u64::from(with_trunks(state, settings))
-}
-
-impl ColliderStreamer {
-    /// Checks a new request (or the old one against a new layout): valid settings replace those
-    /// in use; otherwise the ones in use stay if they still fit the layout.
-    fn take_request(&mut self, request: SettingsRequest, stats: &mut BiomeColliderStats) {
-        if self.request.as_ref() == Some(&request) {
-            return;
-        }
-        match request.settings.validate_with(&request.layout) {
-            Ok(()) => {
-                self.settings = Some(request.settings.clone());
-                stats.error = None;
-            }
-            Err(error) => {
-                let reason = error.to_string();
-                warn!("biome world colliders refused, keeping the last valid: {reason}");
-                stats.error = Some(reason);
-                // The default until something valid comes, if it fits.
-                let fallback = self.settings.take().unwrap_or_default();
-                self.settings = fallback
-                    .validate_with(&request.layout)
-                    .is_ok()
-                    .then_some(fallback);
-            }
-        }
-        self.request = Some(request);
-    }
-
-    /// Drops every collider, build and plan: no settings fit.
-    fn clear(&mut self, world: &mut World) {
-        for (_, colliders) in self.shown.drain() {
-            if let Ok(entity) = world.get_entity_mut(colliders.ground) {
-                entity.despawn();
-            }
-        }
-        self.tasks.clear();
-        self.ready.clear();
-        self.failed.clear();
-        self.planner = ChunkPlanner::default();
-    }
-}
-
-fn stream_colliders(
-    world: &mut World,
-    anchors: &mut QueryState<&GlobalTransform, With<BiomeWorldCollider>>,
-    grounds: &mut QueryState<(&BiomeChunk, &ChunkGround)>,
-) {
-    let started = Instant::now();
-    let points = crate::streaming::anchor_points(world, anchors);
-    world.resource_scope(|world, mut streamer: Mut<ColliderStreamer>| {
-        let streamer = &mut *streamer;
-        let layout = world.resource::<BiomeWorldState>().settings.layout;
-        let request = SettingsRequest {
-            settings: world.resource::<BiomeColliderSettings>().clone(),
-            layout,
-        };
-        streamer.take_request(request, &mut world.resource_mut::<BiomeColliderStats>());
-        let Some(settings) = streamer.settings.clone() else {
-            streamer.clear(world);
-            return;
-        };
+    fn build(
+        &mut self,
+        world: &mut World,
+        key: BuildKey,
+    ) -> impl FnOnce(&AtomicBool) -> Result<BuiltColliders, ChunkError> + Send + 'static {
         let state = world.resource::<BiomeWorldState>();
-        let (epoch, generation) = (epoch(state, &settings), state.generation);
-        let trunks = with_trunks(state, &settings);
-        let generator = state.generator.clone();
-        let ColliderStreamer {
-            planner,
-            tasks,
-            ready,
-            shown,
-            failed,
-            ..
-        } = streamer;
-        // Entities game code despawned are built again.
-        let lost: Vec<BuildKey> = shown
-            .iter()
-            .filter(|(_, colliders)| world.get_entity(colliders.ground).is_err())
-            .map(|(&key, _)| key)
-            .collect();
-        for key in lost {
-            shown.remove(&key);
-            planner.hidden(&key);
-        }
-        planner.update(&points, &settings.lod(layout), epoch);
-        tasks.retain(|key, _| planner.wants(key));
-        ready.retain(|key, _| planner.wants(key));
-        failed.retain(|key| key.epoch == epoch && planner.wants(key));
-        let starts: Vec<BuildKey> = planner
-            .plan()
-            .build
-            .iter()
-            .filter(|key| {
-                !tasks.contains_key(*key) && !ready.contains_key(*key) && !failed.contains(*key)
-            })
-            .take(settings.max_tasks.saturating_sub(tasks.len()))
-            .copied()
-            .collect();
-        if starts.is_empty() {
-            return;
-        }
-        // Heights of drawn full-detail chunks of these settings, looked up once per frame that
-        // starts builds.
-        let wanted: HashSet<NodeCoord> = starts.iter().map(|key| key.node).collect();
-        let drawn: HashMap<NodeCoord, ChunkGround> = grounds
+        let (generator, layout, generation) = (
+            state.generator.clone(),
+            state.settings.layout,
+            state.generation,
+        );
+        let drawn = self.drawn.get_or_insert_with(|| world.query());
+        let source = match drawn
             .iter(world)
-            .filter(|(chunk, _)| chunk.generation == generation && wanted.contains(&chunk.node))
-            .map(|(chunk, ground)| (chunk.node, ground.clone()))
-            .collect();
-        let mut share = world.resource_mut::<DensityShare>();
-        let mut reused = 0;
-        let pool = AsyncComputeTaskPool::get();
-        for key in starts {
-            let source = match drawn.get(&key.node) {
-                Some(ground) => {
-                    reused += 1;
-                    GroundSource::Drawn(ground.clone())
-                }
-                None => GroundSource::Shared(share.slot(key.node, generation)),
-            };
-            let generator = generator.clone();
-            let cancel = Arc::new(AtomicBool::new(false));
-            let flag = cancel.clone();
-            let task = pool.spawn(async move {
-                build_colliders(&generator, key.node, &layout, source, trunks, &flag)
-            });
-            tasks.insert(key, ColliderTask { task, cancel });
+            .find(|(chunk, _)| chunk.generation == generation && chunk.node == key.node)
+        {
+            Some((_, ground)) => {
+                self.reused += 1;
+                GroundSource::Drawn(ground.clone())
+            }
+            None => GroundSource::Shared(
+                world
+                    .resource_mut::<DensityShare>()
+                    .slot(key.node, generation),
+            ),
+        };
+        let trunks = self.trunks;
+        move |cancel: &AtomicBool| {
+            build_colliders(&generator, key.node, &layout, source, trunks, cancel)
         }
-        world.resource_mut::<BiomeColliderStats>().reused_heights += reused;
-    });
-    world.resource_mut::<BiomeColliderStats>().stream_ms = started.elapsed().as_secs_f32() * 1000.0;
+    }
+
+    fn spawn(&mut self, world: &mut World, key: BuildKey, built: BuiltColliders) -> ChunkColliders {
+        let generation = world.resource::<BiomeWorldState>().generation;
+        let ground = world
+            .spawn((
+                TerrainCollider {
+                    chunk: ChunkCoord::new(key.node.x, key.node.z),
+                    generation,
+                },
+                RigidBody::Static,
+                built.ground,
+                built.transform,
+            ))
+            .id();
+        let mut trunks = 0;
+        if let Some(built) = built.trunks {
+            // A child collider belongs to its parent's static body.
+            world.spawn((
+                TrunkColliders {
+                    trunks: built.count,
+                },
+                built.collider,
+                built.transform,
+                ChildOf(ground),
+            ));
+            trunks = built.count;
+        }
+        ChunkColliders { ground, trunks }
+    }
+
+    fn root(node: &ChunkColliders) -> Entity {
+        node.ground
+    }
+
+    fn show(&mut self, _world: &mut World, _key: BuildKey, _node: &mut ChunkColliders, _: bool) {}
+
+    fn hide(&mut self, world: &mut World, node: &mut ChunkColliders) {
+        if let Ok(entity) = world.get_entity_mut(node.ground) {
+            entity.despawn();
+        }
+    }
+
+    fn despawn_part(
+        &mut self,
+        world: &mut World,
+        _key: BuildKey,
+        node: &mut ChunkColliders,
+    ) -> bool {
+        self.hide(world, node);
+        true
+    }
+
+    fn failed(&mut self, _world: &mut World, key: BuildKey, reason: &str) {
+        warn!("the collider of chunk {:?} failed: {reason}", key.node);
+    }
 }
 
 /// Where a collider build's ground comes from.
@@ -496,7 +380,6 @@ fn build_colliders(
     trunks: bool,
     cancel: &AtomicBool,
 ) -> Result<BuiltColliders, ChunkError> {
-    let started = Instant::now();
     let ground = match source {
         GroundSource::Drawn(ground) => ground,
         GroundSource::Shared(slot) => {
@@ -534,7 +417,6 @@ fn build_colliders(
         ground: heightfield(&ground.heights),
         transform,
         trunks,
-        build_ms: started.elapsed().as_secs_f32() * 1000.0,
     })
 }
 
@@ -579,138 +461,4 @@ fn trunk_compound(trees: &[TreeInstance]) -> Collider {
         })
         .collect();
     Collider::compound(shapes)
-}
-
-fn apply_colliders(world: &mut World) {
-    world.resource_scope(|world, mut streamer: Mut<ColliderStreamer>| {
-        let started = Instant::now();
-        let streamer = &mut *streamer;
-        let Some(settings) = streamer.settings.clone() else {
-            return;
-        };
-        let budget = f64::from(settings.apply_budget_ms) / 1000.0;
-        let generation = world.resource::<BiomeWorldState>().generation;
-        let ColliderStreamer {
-            planner,
-            tasks,
-            ready,
-            shown,
-            failed,
-            ..
-        } = streamer;
-        let mut build_times = Vec::new();
-        tasks.retain(|&key, task| {
-            let Some(outcome) = check_ready(&mut task.task) else {
-                return true;
-            };
-            match outcome {
-                Ok(built) => {
-                    build_times.push(built.build_ms);
-                    ready.insert(key, built);
-                }
-                Err(error) => {
-                    warn!("the collider of chunk {:?} failed: {error}", key.node);
-                    failed.insert(key);
-                }
-            }
-            false
-        });
-        let mut done = 0;
-        let spent = |done: usize| done > 0 && started.elapsed().as_secs_f64() >= budget;
-        for key in planner.plan().retire.clone() {
-            if spent(done) {
-                break;
-            }
-            if let Some(colliders) = shown.remove(&key) {
-                planner.hidden(&key);
-                if let Ok(entity) = world.get_entity_mut(colliders.ground) {
-                    entity.despawn();
-                }
-                done += 1;
-            }
-        }
-        let order: Vec<BuildKey> = planner
-            .plan()
-            .build
-            .iter()
-            .filter(|key| ready.contains_key(*key))
-            .copied()
-            .collect();
-        for key in order {
-            if spent(done) {
-                break;
-            }
-            let built = ready.remove(&key).expect("listed above");
-            let ground = world
-                .spawn((
-                    TerrainCollider {
-                        chunk: ChunkCoord::new(key.node.x, key.node.z),
-                        generation,
-                    },
-                    RigidBody::Static,
-                    built.ground,
-                    built.transform,
-                ))
-                .id();
-            let mut trunks = 0;
-            if let Some(built) = built.trunks {
-                // A child collider belongs to its parent's static body.
-                world.spawn((
-                    TrunkColliders {
-                        trunks: built.count,
-                    },
-                    built.collider,
-                    built.transform,
-                    ChildOf(ground),
-                ));
-                trunks = built.count;
-            }
-            shown.insert(key, ChunkColliders { ground, trunks });
-            planner.shown(key);
-            done += 1;
-        }
-        let queued = planner
-            .plan()
-            .build
-            .iter()
-            .filter(|key| {
-                !tasks.contains_key(*key) && !ready.contains_key(*key) && !failed.contains(*key)
-            })
-            .count();
-        let failures = failed.len();
-        let in_flight = tasks.len();
-        let waiting = ready.len();
-        let retiring = planner
-            .plan()
-            .retire
-            .iter()
-            .filter(|key| shown.contains_key(*key))
-            .count();
-        let loaded = shown.len();
-        let trunks = shown.values().map(|c| c.trunks).sum();
-        let share = world.resource::<DensityShare>().counts();
-        let (sampled, shared, lent) = (
-            share.sampled(DensityUser::Colliders),
-            share.taken(DensityUser::Colliders),
-            share.taken(DensityUser::Terrain),
-        );
-        let mut stats = world.resource_mut::<BiomeColliderStats>();
-        stats.sampled_heights = sampled;
-        stats.shared_heights = shared;
-        stats.lent_heights = lent;
-        stats.failed = failures;
-        for ms in build_times {
-            stats.build_times_ms.push_back(ms);
-            if stats.build_times_ms.len() > 256 {
-                stats.build_times_ms.pop_front();
-            }
-        }
-        stats.loaded = loaded;
-        stats.in_flight = in_flight;
-        stats.queued = queued;
-        stats.ready = waiting;
-        stats.retiring = retiring;
-        stats.trunks = trunks;
-        stats.apply_ms = started.elapsed().as_secs_f32() * 1000.0;
-    });
 }

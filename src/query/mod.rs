@@ -6,7 +6,7 @@ use bevy::prelude::*;
 use biome_core::world::{Biome, RegionId};
 use biome_core::{ChunkCoord, ChunkLayout, Sample, WorldGenerator, tile_height};
 
-use crate::world::BiomeWorldState;
+use crate::settings::BiomeWorldState;
 
 /// Ask the world about any position:
 ///

@@ -1,453 +1,317 @@
-//! What stands on the terrain. Trees: one low-poly mesh and one material per species, built in
-//! code and shared by every tree of that species, so the renderer batches them. Trees are child
-//! entities of their chunk and leave with it. Coarser nodes carry far forests instead: one merged
-//! mesh per node of a thinned subset of the same trees, each a three-sided spire as wide and tall
-//! as its tree, in its canopy colour ([`FarTrees`]). Rocks, bushes and grass tufts
-//! ([`biome_core::scatter`]): one shared mesh per kind too, streamed around the anchors out to a
-//! radius of their own per kind ([`BiomeScatterSettings`]).
+//! Rocks, bushes and grass ([`biome_core::scatter`]) streamed around the anchors: each
+//! [`ScatterKind`] is a layer of the one streamer, with full detail out to that kind's radius
+//! ([`BiomeScatterSettings`]). A chunk's objects are placed off the main thread
+//! ([`biome_core::WorldGenerator::scatter_in_rect`]), none while terrain builds wait for a task
+//! (the ground first), spawned hidden a slice at a time as children of one [`BiomeScatter`]
+//! entity per chunk and kind, shown when all are in, and despawned a slice at a time. Settings
+//! changes rebuild them; the old ones stay until their replacements are in.
 
 mod objects;
-mod stream;
+mod plugin;
 
-pub use objects::{BiomeScatterObject, ScatterAssets, scatter_mesh};
-pub use stream::{BiomeScatter, BiomeScatterSettings, BiomeScatterStats};
-pub(crate) use stream::{ScatterStreamer, apply_scatter, stream_scatter};
+use std::collections::VecDeque;
+use std::sync::atomic::AtomicBool;
 
-use bevy::asset::RenderAssetUsages;
-use bevy::math::primitives::{Cone, Cuboid, Cylinder, Sphere};
-use bevy::mesh::{ConeAnchor, CylinderAnchor, Mesh, MeshBuilder, Meshable, VertexAttributeValues};
 use bevy::prelude::*;
-use biome_core::TreeInstance;
-use biome_core::world::TreeSpecies;
+use biome_core::scatter::{ScatterInstance, ScatterKind};
+use biome_core::world::SettingsError;
+use biome_core::{ChunkCoord, ChunkError, ChunkLayout};
 
-/// Marks the far-forest mesh of a coarse terrain node (a child of its [`crate::BiomeChunk`]).
-#[derive(Component, Reflect, Clone, Copy, Debug, Default)]
-#[reflect(Component, Default, Debug, Clone)]
-pub struct BiomeForest;
+pub use objects::{BiomeScatterObject, ScatterModels, scatter_mesh};
+pub use plugin::BiomeScatterPlugin;
 
-/// The far look of every species: a spire (three sloped faces) with the tree's footprint and
-/// height and its average colour, indexed by [`TreeSpecies::index`].
-#[derive(Clone, Debug)]
-pub struct FarTrees {
-    shapes: Vec<FarShape>,
+use crate::settings::{BiomeWorldState, check_range};
+use crate::stream::{BuildKey, LodConfig, StreamKind};
+
+/// The kinds of scattered objects.
+const KINDS: usize = ScatterKind::ALL.len();
+
+/// How far scattered objects reach around every [`crate::BiomeWorldAnchor`], and what they may
+/// cost. Changes apply at once: chunks gain or lose objects as the radii say. Refused values
+/// (see [`BiomeScatterStats::error`]) leave the last valid ones in use.
+#[derive(Resource, Reflect, Clone, Debug, PartialEq)]
+#[reflect(Resource, Default, Clone, Debug, PartialEq)]
+pub struct BiomeScatterSettings {
+    /// Whether objects are spawned at all (the world still places them; see
+    /// `WorldSettings::scatter`).
+    pub enabled: bool,
+    /// Chunks within this distance of an anchor carry objects of each kind, world units,
+    /// indexed by [`ScatterKind::index`] (rocks, bushes, grass); 0 spawns none of that kind.
+    pub radii: [f32; KINDS],
+    /// Objects stay until their anchor is this share of the radius farther, so an anchor
+    /// hovering at the edge does not churn.
+    pub hysteresis: f32,
+    /// At most this many chunks are placed at once, per kind.
+    pub max_tasks: usize,
+    /// Main-thread time per frame for spawning and despawning objects, milliseconds; at least
+    /// one chunk's objects move per frame.
+    pub apply_budget_ms: f32,
 }
 
-#[derive(Clone, Copy, Debug)]
-struct FarShape {
-    radius: f32,
-    height: f32,
-    color: [f32; 4],
-}
-
-impl Default for FarTrees {
+impl Default for BiomeScatterSettings {
     fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl FarTrees {
-    /// The far shapes, measured from [`tree_mesh`].
-    #[must_use]
-    pub fn new() -> Self {
-        let shapes = TreeSpecies::ALL
-            .iter()
-            .map(|&species| {
-                let mesh = tree_mesh(species);
-                let (Some(VertexAttributeValues::Float32x3(positions)), Some(colors)) = (
-                    mesh.attribute(Mesh::ATTRIBUTE_POSITION),
-                    mesh.attribute(Mesh::ATTRIBUTE_COLOR),
-                ) else {
-                    unreachable!("tree meshes have positions and colours");
-                };
-                let VertexAttributeValues::Float32x4(colors) = colors else {
-                    unreachable!("tree colours are linear RGBA");
-                };
-                let radius = positions
-                    .iter()
-                    .map(|p| p[0].hypot(p[2]))
-                    .fold(0.0, f32::max);
-                let height = positions.iter().map(|p| p[1]).fold(0.0, f32::max);
-                // The crown's colour: from afar the trunk hardly shows.
-                let crown: Vec<&[f32; 4]> = positions
-                    .iter()
-                    .zip(colors)
-                    .filter(|(p, _)| p[1] > height * 0.45)
-                    .map(|(_, c)| c)
-                    .collect();
-                let mut color = [0.0; 4];
-                for c in &crown {
-                    for (sum, v) in color.iter_mut().zip(c.iter()) {
-                        *sum += v / crown.len() as f32;
-                    }
-                }
-                FarShape {
-                    radius,
-                    height,
-                    color,
-                }
-            })
-            .collect();
-        Self { shapes }
-    }
-
-    /// One mesh of `trees` (positions relative to the node) as spires, `widen` times wider than
-    /// their trees (a thinned forest keeps its cover); `None` without trees.
-    #[must_use]
-    pub fn forest_mesh(
-        &self,
-        trees: &[TreeInstance],
-        widen: f32,
-        usage: RenderAssetUsages,
-    ) -> Option<Mesh> {
-        if trees.is_empty() {
-            return None;
-        }
-        let mut positions = Vec::with_capacity(trees.len() * 9);
-        let mut normals = Vec::with_capacity(trees.len() * 9);
-        let mut colors = Vec::with_capacity(trees.len() * 9);
-        for tree in trees {
-            let shape = self.shapes[tree.species.index()];
-            let base = Vec3::from_array(tree.position);
-            let apex = base + Vec3::Y * shape.height * tree.scale;
-            let radius = shape.radius * tree.scale * widen;
-            let corner = |k: f32| {
-                let angle = tree.yaw + k * std::f32::consts::TAU / 3.0;
-                base + Vec3::new(angle.cos(), 0.0, angle.sin()) * radius
-            };
-            let corners = [corner(0.0), corner(1.0), corner(2.0)];
-            for k in 0..3 {
-                let (a, b) = (corners[k], corners[(k + 1) % 3]);
-                // Counter-clockwise seen from outside.
-                let normal = (apex - a).cross(b - a).normalize_or_zero();
-                for p in [a, apex, b] {
-                    positions.push(p.to_array());
-                    normals.push(normal.to_array());
-                    colors.push(shape.color);
-                }
-            }
-        }
-        Some(
-            Mesh::new(bevy::mesh::PrimitiveTopology::TriangleList, usage)
-                .with_inserted_attribute(Mesh::ATTRIBUTE_POSITION, positions)
-                .with_inserted_attribute(Mesh::ATTRIBUTE_NORMAL, normals)
-                .with_inserted_attribute(Mesh::ATTRIBUTE_COLOR, colors),
-        )
-    }
-}
-
-/// Marks a tree entity, with its species.
-#[derive(Component, Reflect, Clone, Copy, Debug, PartialEq, Eq)]
-#[reflect(Component, Debug, Clone, PartialEq)]
-pub struct BiomeTree(pub TreeSpecies);
-
-/// The components of one tree entity.
-pub(crate) type TreeBundle = (
-    BiomeTree,
-    Mesh3d,
-    MeshMaterial3d<StandardMaterial>,
-    Transform,
-);
-
-/// The shared mesh and material of every species, indexed by [`TreeSpecies::index`].
-#[derive(Resource, Reflect, Clone, Debug)]
-#[reflect(Resource, Debug, Clone)]
-pub struct TreeAssets {
-    /// One mesh per species.
-    pub meshes: Vec<Handle<Mesh>>,
-    /// One material per species (white: the meshes carry their colours per vertex).
-    pub materials: Vec<Handle<StandardMaterial>>,
-}
-
-impl TreeAssets {
-    pub(crate) fn new(meshes: &mut Assets<Mesh>, materials: &mut Assets<StandardMaterial>) -> Self {
         Self {
-            meshes: TreeSpecies::ALL
-                .iter()
-                .map(|&species| meshes.add(tree_mesh(species)))
-                .collect(),
-            materials: TreeSpecies::ALL
-                .iter()
-                .map(|&species| {
-                    materials.add(StandardMaterial {
-                        perceptual_roughness: 0.95,
-                        reflectance: 0.2,
-                        // Cactus skin has a little sheen; leaves and bark do not.
-                        metallic: if species == TreeSpecies::Cactus {
-                            0.05
-                        } else {
-                            0.0
-                        },
-                        ..default()
-                    })
-                })
-                .collect(),
+            enabled: true,
+            radii: [192.0, 128.0, 72.0],
+            hysteresis: 0.25,
+            max_tasks: 4,
+            apply_budget_ms: 0.4,
         }
     }
+}
 
-    /// The components of one tree standing at `tree` on its chunk.
-    pub(crate) fn bundle(&self, tree: &TreeInstance) -> TreeBundle {
-        let i = tree.species.index();
-        (
-            BiomeTree(tree.species),
-            Mesh3d(self.meshes[i].clone()),
-            MeshMaterial3d(self.materials[i].clone()),
-            Transform {
-                translation: Vec3::from_array(tree.position),
-                rotation: Quat::from_rotation_y(tree.yaw),
-                scale: Vec3::splat(tree.scale),
-            },
-        )
+impl BiomeScatterSettings {
+    /// Accepted radii, world units.
+    pub const RADIUS: std::ops::RangeInclusive<f32> = 0.0..=1024.0;
+    /// Accepted [`BiomeScatterSettings::hysteresis`].
+    pub const HYSTERESIS: std::ops::RangeInclusive<f32> = 0.0..=1.0;
+    /// Accepted [`BiomeScatterSettings::max_tasks`].
+    pub const MAX_TASKS: std::ops::RangeInclusive<usize> = 1..=64;
+    /// Accepted [`BiomeScatterSettings::apply_budget_ms`].
+    pub const APPLY_BUDGET_MS: std::ops::RangeInclusive<f32> = 0.0..=100.0;
+    /// The most objects of one kind an anchor may keep about it (estimated from the radius and
+    /// the kind's narrowest spacing): each is an entity.
+    pub const MAX_OBJECTS: f64 = 60_000.0;
+
+    /// The radius of `kind`.
+    #[must_use]
+    pub fn radius(&self, kind: ScatterKind) -> f32 {
+        self.radii[kind.index()]
     }
-}
 
-const BARK: Color = Color::srgb(0.36, 0.25, 0.16);
-const PALE_BARK: Color = Color::srgb(0.86, 0.84, 0.78);
-const NEEDLES: Color = Color::srgb(0.13, 0.30, 0.17);
-const SNOW: Color = Color::srgb(0.92, 0.95, 0.97);
-const LEAVES: Color = Color::srgb(0.22, 0.45, 0.16);
-const LIGHT_LEAVES: Color = Color::srgb(0.45, 0.62, 0.22);
-const SWAMP_LEAVES: Color = Color::srgb(0.27, 0.36, 0.16);
-const DRY_LEAVES: Color = Color::srgb(0.46, 0.50, 0.20);
-const FRONDS: Color = Color::srgb(0.30, 0.55, 0.18);
-const CACTUS: Color = Color::srgb(0.28, 0.52, 0.26);
-
-/// One part of a tree or a scattered object: a mesh, where it goes and its colour.
-pub(super) fn part(mesh: Mesh, transform: Transform, color: Color) -> Mesh {
-    let mut mesh = mesh.transformed_by(transform);
-    // Primitive meshes carry UVs and tangents the trees do not need; keep what every part shares.
-    mesh.remove_attribute(Mesh::ATTRIBUTE_UV_0);
-    let count = mesh.count_vertices();
-    let linear = color.to_linear().to_f32_array();
-    mesh.insert_attribute(
-        Mesh::ATTRIBUTE_COLOR,
-        VertexAttributeValues::Float32x4(vec![linear; count]),
-    );
-    mesh
-}
-
-/// A trunk's size at scale 1: what the meshes draw and physics stands in trees' way.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct TrunkSize {
-    /// Radius, world units.
-    pub radius: f32,
-    /// Height from the ground, world units.
-    pub height: f32,
-}
-
-/// The trunk of `species` at scale 1.
-#[must_use]
-pub fn trunk_size(species: TreeSpecies) -> TrunkSize {
-    let (radius, height) = match species {
-        TreeSpecies::Conifer | TreeSpecies::SnowyConifer => (0.22, 2.0),
-        TreeSpecies::Broadleaf => (0.25, 2.6),
-        TreeSpecies::Birch => (0.14, 3.4),
-        TreeSpecies::SwampTree => (0.35, 1.8),
-        TreeSpecies::Acacia => (0.16, 3.0),
-        TreeSpecies::Palm => (0.16, 5.0),
-        TreeSpecies::Cactus => (0.28, 2.6),
-    };
-    TrunkSize { radius, height }
-}
-
-fn trunk(species: TreeSpecies, color: Color) -> Mesh {
-    let TrunkSize { radius, height } = trunk_size(species);
-    part(
-        Cylinder::new(radius, height)
-            .mesh()
-            .resolution(6)
-            .anchor(CylinderAnchor::Bottom)
-            .build(),
-        Transform::IDENTITY,
-        color,
-    )
-}
-
-fn cone(radius: f32, height: f32, base: f32, color: Color) -> Mesh {
-    part(
-        Cone { radius, height }
-            .mesh()
-            .resolution(7)
-            .anchor(ConeAnchor::Base)
-            .build(),
-        Transform::from_xyz(0.0, base, 0.0),
-        color,
-    )
-}
-
-pub(super) fn blob(radius: f32, center: Vec3, squash: Vec3, color: Color) -> Mesh {
-    let sphere = Sphere::new(radius)
-        .mesh()
-        .ico(1)
-        .expect("1 subdivision is in range");
-    part(
-        sphere,
-        Transform::from_translation(center).with_scale(squash),
-        color,
-    )
-}
-
-pub(super) fn merged(parts: Vec<Mesh>) -> Mesh {
-    let mut parts = parts.into_iter();
-    let mut mesh = parts.next().expect("a mesh has parts");
-    for other in parts {
-        mesh.merge(&other).expect("parts share their attributes");
-    }
-    // Shared by every tree or object on screen; the main world never reads it again.
-    mesh.asset_usage = RenderAssetUsages::RENDER_WORLD;
-    mesh
-}
-
-/// The low-poly mesh of a species, about 1 unit of scale being a tree of ordinary size (metres).
-#[must_use]
-pub fn tree_mesh(species: TreeSpecies) -> Mesh {
-    match species {
-        TreeSpecies::Conifer => merged(vec![
-            trunk(species, BARK),
-            cone(1.7, 3.2, 1.4, NEEDLES),
-            cone(1.3, 2.8, 3.0, NEEDLES),
-            cone(0.9, 2.4, 4.6, NEEDLES),
-        ]),
-        TreeSpecies::SnowyConifer => merged(vec![
-            trunk(species, BARK),
-            cone(1.7, 3.2, 1.4, NEEDLES),
-            cone(1.3, 2.8, 3.0, SNOW),
-            cone(0.9, 2.4, 4.6, SNOW),
-        ]),
-        TreeSpecies::Broadleaf => merged(vec![
-            trunk(species, BARK),
-            blob(
-                1.9,
-                Vec3::new(0.0, 3.9, 0.0),
-                Vec3::new(1.0, 0.85, 1.0),
-                LEAVES,
-            ),
-            blob(1.2, Vec3::new(0.9, 3.3, 0.4), Vec3::ONE, LEAVES),
-        ]),
-        TreeSpecies::Birch => merged(vec![
-            trunk(species, PALE_BARK),
-            blob(
-                1.1,
-                Vec3::new(0.0, 4.4, 0.0),
-                Vec3::new(1.0, 1.6, 1.0),
-                LIGHT_LEAVES,
-            ),
-        ]),
-        TreeSpecies::SwampTree => merged(vec![
-            trunk(species, BARK),
-            blob(
-                2.3,
-                Vec3::new(0.0, 2.6, 0.0),
-                Vec3::new(1.0, 0.45, 1.0),
-                SWAMP_LEAVES,
-            ),
-            cone(1.6, 1.6, 1.2, SWAMP_LEAVES),
-        ]),
-        TreeSpecies::Acacia => merged(vec![
-            trunk(species, BARK),
-            part(
-                Cylinder::new(2.4, 0.45).mesh().resolution(8).build(),
-                Transform::from_xyz(0.0, 3.2, 0.0),
-                DRY_LEAVES,
-            ),
-        ]),
-        TreeSpecies::Palm => {
-            let mut parts = vec![trunk(species, BARK)];
-            for k in 0..5 {
-                let yaw = k as f32 * std::f32::consts::TAU / 5.0;
-                let frond = Cuboid::new(0.5, 0.08, 2.4).mesh().build();
-                let transform = Transform::from_xyz(0.0, 5.0, 0.0)
-                    * Transform::from_rotation(
-                        Quat::from_rotation_y(yaw) * Quat::from_rotation_x(0.35),
-                    )
-                    * Transform::from_xyz(0.0, 0.0, 1.1);
-                parts.push(part(frond, transform, FRONDS));
-            }
-            merged(parts)
+    /// Checks every value against its range, and the objects one anchor keeps in `world`'s
+    /// densest biome for each kind (as packed as Poisson-disk sets get, about 0.7 per square of
+    /// the spacing) with `layout`'s chunks.
+    ///
+    /// # Errors
+    /// The first value out of range, by field path (`scatter.radii[2]`...).
+    pub fn validate_with(
+        &self,
+        world: &biome_core::WorldSettings,
+        layout: &ChunkLayout,
+    ) -> Result<(), SettingsError> {
+        for (k, &radius) in self.radii.iter().enumerate() {
+            check_range(&format!("scatter.radii[{k}]"), radius, &Self::RADIUS, "")?;
         }
-        TreeSpecies::Cactus => merged(vec![
-            trunk(species, CACTUS),
-            part(
-                Cylinder::new(0.18, 1.0).mesh().resolution(6).build(),
-                Transform::from_xyz(0.55, 1.5, 0.0),
-                CACTUS,
-            ),
-            part(
-                Cuboid::new(0.5, 0.3, 0.3).mesh().build(),
-                Transform::from_xyz(0.3, 1.05, 0.0),
-                CACTUS,
-            ),
-        ]),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn far_trees_are_spires_facing_outwards() {
-        let far = FarTrees::new();
-        let trees: Vec<TreeInstance> = TreeSpecies::ALL
-            .iter()
-            .enumerate()
-            .map(|(k, &species)| TreeInstance {
-                position: [k as f32 * 10.0, 5.0, 3.0],
-                species,
-                scale: 1.2,
-                yaw: k as f32,
-            })
-            .collect();
-        let mesh = far
-            .forest_mesh(&trees, 2.0, RenderAssetUsages::MAIN_WORLD)
-            .unwrap();
-        assert_eq!(mesh.count_vertices(), trees.len() * 9);
-        let Some(VertexAttributeValues::Float32x3(positions)) =
-            mesh.attribute(Mesh::ATTRIBUTE_POSITION)
-        else {
-            panic!("no positions");
-        };
-        let Some(VertexAttributeValues::Float32x3(normals)) =
-            mesh.attribute(Mesh::ATTRIBUTE_NORMAL)
-        else {
-            panic!("no normals");
-        };
-        for (k, tree) in trees.iter().enumerate() {
-            let base = Vec3::from_array(tree.position);
-            for v in 0..9 {
-                let (p, n) = (
-                    Vec3::from_array(positions[k * 9 + v]),
-                    Vec3::from_array(normals[k * 9 + v]),
-                );
-                assert!(p.y >= base.y - 1e-4, "on or above the ground");
-                let outwards = (p - base).with_y(0.0);
-                assert!(n.y > 0.0 && n.dot(outwards) >= -1e-4, "faces out and up");
+        check_range("scatter.hysteresis", self.hysteresis, &Self::HYSTERESIS, "")?;
+        check_range(
+            "scatter.apply_budget_ms",
+            self.apply_budget_ms,
+            &Self::APPLY_BUDGET_MS,
+            "",
+        )?;
+        check_range("scatter.max_tasks", self.max_tasks, &Self::MAX_TASKS, "")?;
+        for kind in ScatterKind::ALL {
+            let narrowest = world
+                .biome_table
+                .biomes
+                .iter()
+                .flat_map(|b| &b.scatter)
+                .filter(|s| s.kind == kind)
+                .map(|s| s.spacing)
+                .fold(f64::INFINITY, f64::min);
+            // The chunks kept reach about a chunk past the radius.
+            let reach = f64::from(self.radius(kind)) + layout.chunk_size();
+            let objects = std::f64::consts::PI * reach * reach / (1.4 * narrowest * narrowest);
+            if self.radius(kind) > 0.0 && objects > Self::MAX_OBJECTS {
+                return Err(SettingsError {
+                    field: format!("scatter.radii[{}]", kind.index()),
+                    reason: format!(
+                        "about {objects:.0} {kind:?} objects around an anchor, over the {} \
+                         limit: lower the radius (or widen the spacing)",
+                        Self::MAX_OBJECTS
+                    ),
+                });
             }
         }
-        assert!(
-            far.forest_mesh(&[], 1.0, RenderAssetUsages::MAIN_WORLD)
-                .is_none()
+        Ok(())
+    }
+
+    /// The planner's view for `kind`: full detail out to its radius.
+    #[must_use]
+    pub fn lod(&self, kind: ScatterKind, layout: ChunkLayout) -> LodConfig {
+        let radius = f64::from(self.radius(kind));
+        LodConfig {
+            layout,
+            detail_radius: radius,
+            horizon: radius,
+            hysteresis: f64::from(self.hysteresis),
+        }
+    }
+}
+
+/// The objects of one kind on one chunk: their parent entity, at the chunk's origin.
+#[derive(Component, Reflect, Clone, Copy, Debug, PartialEq)]
+#[reflect(Component, Debug, Clone, PartialEq)]
+pub struct BiomeScatter {
+    /// The chunk.
+    pub chunk: ChunkCoord,
+    /// What its children are.
+    pub kind: ScatterKind,
+    /// The settings generation they were placed with.
+    pub generation: u64,
+    /// How many there are.
+    pub objects: usize,
+}
+
+/// What the scattered objects cost, updated every frame.
+#[derive(Resource, Reflect, Clone, Debug, Default)]
+#[reflect(Resource, Default, Debug, Clone)]
+pub struct BiomeScatterStats {
+    /// Chunks carrying objects, per kind.
+    pub chunks: [usize; KINDS],
+    /// Objects alive, per kind.
+    pub objects: [usize; KINDS],
+    /// Chunks being placed.
+    pub in_flight: usize,
+    /// Chunks wanted and waiting for a task.
+    pub queued: usize,
+    /// Chunks placed and waiting to be spawned.
+    pub ready: usize,
+    /// Chunks of objects to despawn.
+    pub retiring: usize,
+    /// Chunks whose placement failed at the current settings (not retried until they change;
+    /// the failures are logged).
+    pub failed: usize,
+    /// Placement times of the latest chunks, milliseconds (newest last, at most 256).
+    pub build_times_ms: VecDeque<f32>,
+    /// Main-thread time of the last frame's planning and task starts, milliseconds.
+    pub stream_ms: f32,
+    /// Main-thread time of the last frame's spawning and despawning, milliseconds.
+    pub apply_ms: f32,
+    /// Why the latest [`BiomeScatterSettings`] were refused, if they were.
+    pub error: Option<String>,
+}
+
+impl BiomeScatterStats {
+    /// Whether nothing is under way: every wanted chunk carries its objects and nothing waits to
+    /// go.
+    #[must_use]
+    pub fn is_idle(&self) -> bool {
+        self.in_flight == 0 && self.queued == 0 && self.ready == 0 && self.retiring == 0
+    }
+}
+
+/// One chunk's objects of one kind, placed off the main thread, relative to its origin.
+pub(crate) struct Placed(Vec<ScatterInstance>);
+
+/// The objects of one kind on one chunk: their parent entity, and the objects still to spawn
+/// under it.
+pub(crate) struct ScatterChunk {
+    parent: Entity,
+    /// The objects not spawned yet.
+    objects: Vec<ScatterInstance>,
+    /// The objects spawned, to despawn a slice at a time.
+    spawned: Vec<Entity>,
+}
+
+/// Objects spawn and despawn this many at a time, so a chunk of grass (a thousand tufts) does
+/// not hold a frame for a millisecond or more.
+const SLICE: usize = 128;
+
+/// One kind of scattered objects as a kind of the streamer.
+pub(crate) struct ScatterLayer {
+    kind: ScatterKind,
+}
+
+impl StreamKind for ScatterLayer {
+    type Built = Placed;
+    type Node = ScatterChunk;
+
+    fn build(
+        &mut self,
+        world: &mut World,
+        key: BuildKey,
+    ) -> impl FnOnce(&AtomicBool) -> Result<Placed, ChunkError> + Send + 'static {
+        let state = world.resource::<BiomeWorldState>();
+        let (generator, layout, kind) = (state.generator.clone(), state.settings.layout, self.kind);
+        move |_: &AtomicBool| {
+            let origin = key.node.origin(&layout);
+            let size = key.node.size(&layout);
+            let objects = generator
+                .scatter_in_rect(kind, origin, [origin[0] + size, origin[1] + size])
+                .iter()
+                .map(|object| object.relative_to(origin))
+                .collect();
+            Ok(Placed(objects))
+        }
+    }
+
+    fn spawn(&mut self, world: &mut World, key: BuildKey, built: Placed) -> ScatterChunk {
+        let state = world.resource::<BiomeWorldState>();
+        let (layout, generation) = (state.settings.layout, state.generation);
+        let origin = key.node.origin(&layout);
+        let parent = world
+            .spawn((
+                BiomeScatter {
+                    chunk: ChunkCoord::new(key.node.x, key.node.z),
+                    kind: self.kind,
+                    generation,
+                    objects: built.0.len(),
+                },
+                Transform::from_xyz(origin[0] as f32, 0.0, origin[1] as f32),
+                Visibility::Hidden,
+            ))
+            .id();
+        ScatterChunk {
+            parent,
+            spawned: Vec::with_capacity(built.0.len()),
+            objects: built.0,
+        }
+    }
+
+    fn spawn_part(&mut self, world: &mut World, chunk: &mut ScatterChunk) -> bool {
+        let from = chunk.objects.len().saturating_sub(SLICE);
+        let slice = chunk.objects.split_off(from);
+        if world.get_entity(chunk.parent).is_ok()
+            && let Some(models) = world.get_resource::<ScatterModels>()
+        {
+            let bundles: Vec<_> = slice
+                .iter()
+                .map(|object| (models.bundle(object), ChildOf(chunk.parent)))
+                .collect();
+            chunk.spawned.extend(world.spawn_batch(bundles));
+        }
+        chunk.objects.is_empty()
+    }
+
+    fn root(chunk: &ScatterChunk) -> Entity {
+        chunk.parent
+    }
+
+    fn show(&mut self, world: &mut World, _key: BuildKey, chunk: &mut ScatterChunk, _fade: bool) {
+        world.entity_mut(chunk.parent).insert(Visibility::Inherited);
+    }
+
+    fn hide(&mut self, world: &mut World, chunk: &mut ScatterChunk) {
+        if let Ok(mut entity) = world.get_entity_mut(chunk.parent) {
+            entity.insert(Visibility::Hidden);
+        }
+    }
+
+    fn despawn_part(
+        &mut self,
+        world: &mut World,
+        _key: BuildKey,
+        chunk: &mut ScatterChunk,
+    ) -> bool {
+        let from = chunk.spawned.len().saturating_sub(SLICE);
+        for object in chunk.spawned.drain(from..) {
+            if let Ok(entity) = world.get_entity_mut(object) {
+                entity.despawn();
+            }
+        }
+        let done = chunk.spawned.is_empty();
+        if done && let Ok(entity) = world.get_entity_mut(chunk.parent) {
+            entity.despawn();
+        }
+        done
+    }
+
+    fn failed(&mut self, _world: &mut World, key: BuildKey, reason: &str) {
+        warn!(
+            "biome world {:?} objects of chunk ({}, {}) failed: {reason}",
+            self.kind, key.node.x, key.node.z
         );
-    }
-
-    #[test]
-    fn every_species_has_a_coloured_mesh_standing_on_the_ground() {
-        for species in TreeSpecies::ALL {
-            let mesh = tree_mesh(species);
-            let count = mesh.count_vertices();
-            assert!(count > 10, "{species:?} has {count} vertices");
-            assert!(mesh.attribute(Mesh::ATTRIBUTE_COLOR).is_some());
-            let Some(VertexAttributeValues::Float32x3(positions)) =
-                mesh.attribute(Mesh::ATTRIBUTE_POSITION)
-            else {
-                panic!("{species:?} has no positions");
-            };
-            let lowest = positions.iter().map(|p| p[1]).fold(f32::INFINITY, f32::min);
-            let highest = positions
-                .iter()
-                .map(|p| p[1])
-                .fold(f32::NEG_INFINITY, f32::max);
-            assert!(lowest.abs() < 0.01, "{species:?} starts at {lowest}");
-            assert!(highest > 2.0, "{species:?} is only {highest} tall");
-        }
     }
 }

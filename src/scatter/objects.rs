@@ -7,7 +7,7 @@ use bevy::mesh::{Mesh, Meshable};
 use bevy::prelude::*;
 use biome_core::scatter::{ScatterInstance, ScatterKind};
 
-use super::{blob, merged, part};
+use crate::trees::{blob, merged, part};
 
 /// Marks a scattered object, with its kind (a child of its [`super::BiomeScatter`]).
 #[derive(Component, Reflect, Clone, Copy, Debug, PartialEq, Eq)]
@@ -17,7 +17,7 @@ pub struct BiomeScatterObject(pub ScatterKind);
 /// The shared mesh and material of every kind, indexed by [`ScatterKind::index`].
 #[derive(Resource, Reflect, Clone, Debug)]
 #[reflect(Resource, Debug, Clone)]
-pub struct ScatterAssets {
+pub struct ScatterModels {
     /// One mesh per kind.
     pub meshes: Vec<Handle<Mesh>>,
     /// One material per kind (white: the meshes carry their colours per vertex).
@@ -32,7 +32,7 @@ pub(crate) type ScatterBundle = (
     Transform,
 );
 
-impl ScatterAssets {
+impl ScatterModels {
     pub(crate) fn new(meshes: &mut Assets<Mesh>, materials: &mut Assets<StandardMaterial>) -> Self {
         Self {
             meshes: ScatterKind::ALL

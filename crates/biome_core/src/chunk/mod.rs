@@ -764,14 +764,7 @@ pub(crate) fn build(
                             (b as f64 * ts) as f32,
                         ]);
                     }
-                    water.indices.extend_from_slice(&[
-                        base,
-                        base + 2,
-                        base + 1,
-                        base + 1,
-                        base + 2,
-                        base + 3,
-                    ]);
+                    water.indices.extend(QUAD.map(|corner| base + corner));
                 }
                 let p = corners.map(|(a, b)| [a as f64 * ts, corner_height(a, b), b as f64 * ts]);
                 // Cross of the diagonals: the tile's average upward normal.
@@ -782,14 +775,7 @@ pub(crate) fn build(
                 for corner in p {
                     chunk.push_vertex(corner.map(|v| v as f32), normal, &sample);
                 }
-                chunk.indices.extend_from_slice(&[
-                    base,
-                    base + 2,
-                    base + 1,
-                    base + 1,
-                    base + 2,
-                    base + 3,
-                ]);
+                chunk.indices.extend(QUAD.map(|corner| base + corner));
             });
             chunk.river_water = water;
         }
@@ -993,6 +979,10 @@ impl StitchedEdges {
         }
     }
 }
+
+/// A flat tile's two triangles over its corners pushed in `corners` order (as the smooth grid
+/// winds its tiles).
+const QUAD: [u32; 6] = [0, 2, 1, 1, 2, 3];
 
 /// The `f32` nearest the exact midpoint of `a` and `b`.
 fn midpoint(a: f32, b: f32) -> f32 {

@@ -1,5 +1,6 @@
-//! [`ChunkPlanner`]: which level-of-detail nodes should exist around the anchors, as a plain
-//! type the streaming systems feed and obey, tested without an `App`.
+//! [`ChunkPlanner`]: which level-of-detail nodes should exist around the anchors, and in which
+//! groups built nodes may replace shown ones, as a plain type the streaming systems feed and
+//! obey, tested without an `App`.
 //!
 //! The nodes form a quadtree over the world. Roots are the coarsest nodes within the horizon of
 //! an anchor; a node is split while an anchor is nearer to it than its level's split distance
@@ -11,11 +12,18 @@
 //! Leaves are wanted a little past the horizon (half the hysteresis share), so the land ahead
 //! of a moving anchor is built before it comes into view.
 //!
-//! What is on screen is tracked apart: a shown node that is no longer wanted (another level,
-//! another stitch, older settings or layout) stays until every wanted node over its area is
-//! shown, so the covered area never has a gap. One that no wanted node overlaps (the anchor
-//! moved away) stays while it is within the horizon plus the hysteresis share, so an anchor
-//! hovering at the horizon does not churn either; nodes of older settings go at once there.
+//! What is on screen changes only by [`Swap`]s, so that it stays watertight in every frame: a
+//! node's stitched edge assumes what lies beside it, so a node is shown together with every
+//! node its edges depend on, and together with them the shown nodes they cover and the shown
+//! nodes whose edges would no longer meet theirs go. A swap waits until all of its builds are
+//! ready; swaps are as small as the edges allow (usually a node and its few neighbours), so
+//! replacements keep coming while the anchor moves. Between nodes of different settings the
+//! seams are the change itself, and nodes of another layout lie under the tiling until the
+//! wanted nodes over them are all shown.
+//!
+//! A shown node that is no longer wanted and that no wanted node overlaps (the anchor moved
+//! away) stays while it is within the horizon plus the hysteresis share, so an anchor hovering
+//! at the horizon does not churn either; nodes of older settings go at once there.
 
 use bevy::platform::collections::{HashMap, HashSet};
 use bevy::platform::time::Instant;
@@ -184,19 +192,32 @@ pub struct BuildKey {
     pub epoch: u64,
 }
 
-/// What the planner wants done.
+/// What the planner wants built.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Plan {
     /// Builds wanted and not shown yet, most urgent first. Builds under way for any other key
     /// can be cancelled.
     pub build: Vec<BuildKey>,
-    /// Shown nodes to take away: no longer wanted, and their area is covered by wanted nodes
-    /// that are shown (or lies beyond every horizon).
-    pub retire: Vec<BuildKey>,
 }
 
-/// The planner. Feed it the anchors each frame with [`ChunkPlanner::update`], tell it what
-/// reached the screen ([`ChunkPlanner::shown`]) and what left ([`ChunkPlanner::hidden`]).
+/// A change of what is shown, made in one frame: `show` appears and `retire` goes (once
+/// `show` has faded in, when it fades), so that every shown edge still meets what is shown
+/// beside it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Swap {
+    /// Ready builds to show, most urgent first.
+    pub show: Vec<BuildKey>,
+    /// Shown nodes that go.
+    pub retire: Vec<BuildKey>,
+    /// Whether `show` covers something on screen (it then fades in over it, and `retire` goes
+    /// when the fade ends).
+    pub replaces: bool,
+}
+
+/// The planner. Feed it the anchors each frame with [`ChunkPlanner::update`], tell it which
+/// builds are ready to show ([`ChunkPlanner::ready`]), take the [`Swap`]s it allows
+/// ([`ChunkPlanner::take_swaps`]), and tell it when their fades end ([`ChunkPlanner::faded`])
+/// and what left the screen without it ([`ChunkPlanner::hidden`]).
 ///
 /// Work follows change: when some anchors move, only the roots near where they were and where
 /// they are now are selected again, and the plan looks again only at what changed (the builds
@@ -223,8 +244,14 @@ pub struct ChunkPlanner {
     /// Roots whose shown nodes must be judged again for retirement: the selection or the screen
     /// changed over them.
     unsettled: HashSet<NodeCoord>,
-    /// Shown nodes judged ready to retire.
+    /// Shown nodes judged ready to retire alone: no wanted node overlaps them.
     retirable: HashSet<BuildKey>,
+    /// Wanted builds ready to show.
+    ready: HashSet<BuildKey>,
+    /// Shown nodes still fading in over what they replace: no swap takes them until they are in.
+    locked: HashSet<BuildKey>,
+    /// Whether the screen, the ready builds or the selection changed since the last swaps.
+    swaps_due: bool,
     /// The answer, made again only when the selection or the screen changed.
     plan: Plan,
     stale: bool,
@@ -365,6 +392,9 @@ impl ChunkPlanner {
                 }
             }
         }
+        // Builds the selection no longer wants are not shown.
+        let missing = &self.missing;
+        self.ready.retain(|key| missing.contains(key));
         self.plan()
     }
 
@@ -400,8 +430,174 @@ impl ChunkPlanner {
             .collect()
     }
 
+    /// Records that a build of `key` is ready to show (ignored unless the plan still wants it).
+    pub fn ready(&mut self, key: BuildKey) {
+        if self.missing.contains(&key) && self.ready.insert(key) {
+            self.swaps_due = true;
+        }
+    }
+
+    /// Records that the build of `key` is no longer ready (it was lost before it was shown).
+    pub fn not_ready(&mut self, key: &BuildKey) {
+        self.ready.remove(key);
+    }
+
+    /// Records that `key` has faded in: swaps may now replace it, and what lies under it may go.
+    pub fn faded(&mut self, key: &BuildKey) {
+        if self.locked.remove(key)
+            && let Some(rect) = self.shown.get(key).copied()
+        {
+            self.unsettle(key, &rect);
+            self.stale = true;
+            self.swaps_due = true;
+        }
+    }
+
+    /// Records that `key` left the screen without a swap (despawned by someone else: if it is
+    /// still wanted, the next plan builds it again).
+    pub fn hidden(&mut self, key: &BuildKey) {
+        if let Some(rect) = self.shown.remove(key) {
+            self.screen.remove(key, &rect);
+            self.retirable.remove(key);
+            self.locked.remove(key);
+            if self.is_current(key) {
+                self.missing.insert(*key);
+            }
+            self.unsettle(key, &rect);
+            self.stale = true;
+            self.swaps_due = true;
+        }
+    }
+
+    /// The swaps that can be made now, which the planner counts as made: the ready builds in
+    /// groups that keep every shown edge meeting its neighbours', with the shown nodes they
+    /// replace, most urgent first; then the shown nodes that go alone. With `fade`, the shown
+    /// nodes of a swap that replaces something stay out of later swaps until
+    /// [`ChunkPlanner::faded`].
+    ///
+    /// A swap is what a ready build needs with it: the shown nodes it overlaps, and the shown
+    /// nodes of these settings whose edges would not meet its own, go; the wanted nodes over
+    /// what goes come; and so on until every edge meets. It can be made once all of its builds
+    /// are ready and none of its shown nodes is fading in.
+    pub fn take_swaps(&mut self, fade: bool) -> Vec<Swap> {
+        self.plan();
+        if !self.swaps_due || self.config.is_none() {
+            return Vec::new();
+        }
+        self.swaps_due = false;
+        let mut needs = SwapNeeds::default();
+        let mut taken = HashSet::new();
+        let mut swaps = Vec::new();
+        let seeds: Vec<BuildKey> = self
+            .plan
+            .build
+            .iter()
+            .filter(|key| self.ready.contains(*key))
+            .copied()
+            .collect();
+        for seed in seeds {
+            if taken.contains(&seed) || !needs.can_go(self, seed) {
+                continue;
+            }
+            let mut members = HashSet::new();
+            let mut stack = vec![seed];
+            while let Some(key) = stack.pop() {
+                if members.insert(key) {
+                    stack.extend(needs.of(self, key).iter().copied());
+                }
+            }
+            if members.iter().any(|key| taken.contains(key)) {
+                // It shares nodes with a swap of this round: look again next round.
+                self.swaps_due = true;
+                continue;
+            }
+            let (mut show, mut retire): (Vec<BuildKey>, Vec<BuildKey>) = members
+                .iter()
+                .partition(|key| !self.shown.contains_key(*key));
+            show.sort_by_key(|key| self.plan.build.iter().position(|k| k == key));
+            retire.sort_by_key(|key| (key.node.level, key.node.x, key.node.z));
+            taken.extend(members);
+            swaps.push(Swap {
+                show,
+                retire,
+                replaces: false,
+            });
+        }
+        let alone: Vec<BuildKey> = self
+            .retirable
+            .iter()
+            .filter(|key| !taken.contains(*key))
+            .copied()
+            .collect();
+        swaps.extend(alone.into_iter().map(|key| Swap {
+            show: Vec::new(),
+            retire: vec![key],
+            replaces: false,
+        }));
+        let retry = self.swaps_due;
+        for swap in &mut swaps {
+            swap.replaces = !swap.show.is_empty()
+                && (!swap.retire.is_empty()
+                    || swap
+                        .show
+                        .iter()
+                        .any(|key| self.screen.covers(&self.rect(key.node), &self.shown)));
+            for key in &swap.retire {
+                self.hidden(key);
+            }
+            for &key in &swap.show {
+                self.show(key);
+                if fade && swap.replaces {
+                    self.locked.insert(key);
+                }
+            }
+        }
+        // What these swaps changed unblocks nothing that waits: only a swap that met one of
+        // them is worth another look.
+        self.swaps_due = retry;
+        swaps
+    }
+
+    /// What `key` needs in its swap (see [`SwapNeeds`]).
+    fn needed_with(&self, key: BuildKey) -> Vec<BuildKey> {
+        if let Some(rect) = self.shown.get(&key) {
+            let mut needed = Vec::new();
+            let root = self.screen.root_of(&key, rect);
+            self.visit_wanted(rect, root, |wanted| {
+                if !self.shown.contains_key(&wanted) {
+                    needed.push(wanted);
+                }
+                true
+            });
+            return needed;
+        }
+        let mut needed = self.screen.overlapping(key.node);
+        for side in 0..4 {
+            needed.extend(
+                self.screen
+                    .touching(key.node, side)
+                    .into_iter()
+                    .filter(|other| {
+                        other.epoch == self.epoch
+                            && !self.is_current(other)
+                            && !edges_meet(key, side, *other)
+                    }),
+            );
+        }
+        needed
+    }
+
+    /// Whether `key` holds its swap back: a build not ready, or a shown node still fading in.
+    fn waits(&self, key: &BuildKey) -> bool {
+        if self.shown.contains_key(key) {
+            self.locked.contains(key)
+        } else {
+            !self.ready.contains(key)
+        }
+    }
+
     /// Records that `key` is on screen.
-    pub fn shown(&mut self, key: BuildKey) {
+    fn show(&mut self, key: BuildKey) {
         if let Some(config) = &self.config {
             let rect = NodeRect::of(key.node, &config.layout);
             match self.shown.insert(key, rect) {
@@ -414,21 +610,8 @@ impl ChunkPlanner {
                 Some(_) => {}
             }
             self.missing.remove(&key);
+            self.ready.remove(&key);
             self.unsettle(&key, &rect);
-            self.stale = true;
-        }
-    }
-
-    /// Records that `key` left the screen (retired, or despawned by someone else: if it is still
-    /// wanted, the next plan builds it again).
-    pub fn hidden(&mut self, key: &BuildKey) {
-        if let Some(rect) = self.shown.remove(key) {
-            self.screen.remove(key, &rect);
-            self.retirable.remove(key);
-            if self.is_current(key) {
-                self.missing.insert(*key);
-            }
-            self.unsettle(key, &rect);
             self.stale = true;
         }
     }
@@ -440,6 +623,17 @@ impl ChunkPlanner {
             self.stale = false;
         }
         &self.plan
+    }
+
+    /// The keys [`Plan::build`] lists that `ready` holds, in its order (most urgent first): the
+    /// finished builds to apply next.
+    pub fn ready_in_order<V>(&mut self, ready: &HashMap<BuildKey, V>) -> Vec<BuildKey> {
+        self.plan()
+            .build
+            .iter()
+            .filter(|key| ready.contains_key(*key))
+            .copied()
+            .collect()
     }
 
     /// Whether the area of `node` (in the current layout) is on screen already, at its centre
@@ -467,11 +661,14 @@ impl ChunkPlanner {
         &self.shown
     }
 
-    /// Whether the last plan asked for nothing: every wanted node is shown, and what else is
-    /// shown lies in the hysteresis ring beyond the horizon.
+    /// Whether the last plan asked for nothing: every wanted node is shown and faded in, and
+    /// what else is shown lies in the hysteresis ring beyond the horizon.
     #[must_use]
     pub fn is_settled(&self) -> bool {
-        !self.stale && self.plan.build.is_empty() && self.plan.retire.is_empty()
+        !self.stale
+            && self.plan.build.is_empty()
+            && self.retirable.is_empty()
+            && self.locked.is_empty()
     }
 
     fn is_current(&self, key: &BuildKey) -> bool {
@@ -833,30 +1030,36 @@ impl ChunkPlanner {
         }
     }
 
-    /// Whether shown `key` can go: it is not wanted, and the wanted nodes over its area are all
-    /// shown; and some wanted node overlaps it, or it lies beyond the keep distance of every
-    /// anchor, or it is of older settings.
+    /// Whether shown `key` can go alone, outside a swap: it is not wanted, not fading in, and
+    /// lies beyond the keep distance of every anchor or is of older settings. A node of the
+    /// current layout must also have no wanted node over it (those replace it in a swap); one of
+    /// another layout, which lies under the tiling, goes once the wanted nodes over it are all
+    /// shown and in, or when none is wanted there and it is old or far.
     fn retires(&self, key: &BuildKey, rect: &NodeRect) -> bool {
-        if self.is_current(key) {
+        if self.is_current(key) || self.locked.contains(key) {
             return false;
         }
         let mut overlapped = false;
         let root = self.screen.root_of(key, rect);
+        let aligned = self.screen.is_aligned(key, rect);
         let covered = self.visit_wanted(rect, root, |key| {
             overlapped = true;
-            self.shown.contains_key(&key)
+            !aligned && self.shown.contains_key(&key) && !self.locked.contains(&key)
         });
         let keep = self.config().keep_distance();
-        covered
-            && (overlapped
-                || key.epoch != self.epoch
-                || self.anchors.iter().all(|&a| rect.distance(a) >= keep))
+        let gone =
+            key.epoch != self.epoch || self.anchors.iter().all(|&a| rect.distance(a) >= keep);
+        if aligned {
+            !overlapped && gone
+        } else {
+            covered && (overlapped || gone)
+        }
     }
 
     fn make_plan(&mut self) -> Plan {
         let anchors = &self.anchors;
-        // Land with nothing on screen comes first (the edge ahead of a moving anchor), then
-        // replacements of what is shown; nearest first within each.
+        // Land with nothing on screen comes first (the edge ahead of a moving anchor), with the
+        // builds its swap needs, then replacements of what is shown; nearest first within each.
         let mut build: Vec<(bool, f64, u8, BuildKey)> = self
             .missing
             .iter()
@@ -871,6 +1074,23 @@ impl ChunkPlanner {
                 )
             })
             .collect();
+        if !self.shown.is_empty() {
+            let mut needs = SwapNeeds::default();
+            let mut urgent = HashSet::new();
+            let mut stack: Vec<BuildKey> = build
+                .iter()
+                .filter(|(covered, ..)| !covered)
+                .map(|&(.., key)| key)
+                .collect();
+            while let Some(key) = stack.pop() {
+                if urgent.insert(key) {
+                    stack.extend_from_slice(needs.of(self, key));
+                }
+            }
+            for (covered, .., key) in &mut build {
+                *covered &= !urgent.contains(key);
+            }
+        }
         build.sort_by(|a, b| {
             a.0.cmp(&b.0)
                 .then(a.1.total_cmp(&b.1))
@@ -896,9 +1116,9 @@ impl ChunkPlanner {
                 self.retirable.remove(&key);
             }
         }
+        self.swaps_due = true;
         Plan {
             build: build.into_iter().map(|(_, _, _, key)| key).collect(),
-            retire: self.retirable.iter().copied().collect(),
         }
     }
 
@@ -960,6 +1180,8 @@ struct ShownIndex {
     aligned: HashMap<NodeCoord, Vec<BuildKey>>,
     /// Bit `k` set when a level-`k` node is in `aligned`.
     levels: u32,
+    /// How many nodes of `aligned` lie under each node below the top level, to walk down to them.
+    below: HashMap<NodeCoord, u32>,
     /// Nodes of the current layout at or below the top level, by the root they lie under.
     by_root: HashMap<NodeCoord, Vec<BuildKey>>,
     /// The other nodes: above the top level (after a change of levels), or of another layout
@@ -998,6 +1220,9 @@ impl ShownIndex {
         if self.is_aligned(&key, rect) {
             self.aligned.entry(key.node).or_default().push(key);
             self.levels |= 1 << key.node.level;
+            for above in self.ancestors_below_top(key.node) {
+                *self.below.entry(above).or_default() += 1;
+            }
         }
         match self.root_of(&key, rect) {
             Some(root) => self.by_root.entry(root).or_default().push(key),
@@ -1016,11 +1241,91 @@ impl ShownIndex {
         };
         if self.is_aligned(key, rect) {
             take(&mut self.aligned, key.node);
+            for above in self.ancestors_below_top(key.node) {
+                if let Some(count) = self.below.get_mut(&above) {
+                    *count -= 1;
+                    if *count == 0 {
+                        self.below.remove(&above);
+                    }
+                }
+            }
         }
         match self.root_of(key, rect) {
             Some(root) => take(&mut self.by_root, root),
             None => self.loose.retain(|k| k != key),
         }
+    }
+
+    /// The ancestors of `node` up to the top level.
+    fn ancestors_below_top(&self, node: NodeCoord) -> impl Iterator<Item = NodeCoord> + use<> {
+        let top = self.top;
+        std::iter::successors(Some(node), move |n| (n.level < top).then(|| n.parent())).skip(1)
+    }
+
+    /// The shown nodes of the current layout that share area with `node`: itself (of another
+    /// stitch or settings), its ancestors and its descendants.
+    fn overlapping(&self, node: NodeCoord) -> Vec<BuildKey> {
+        let mut found = Vec::new();
+        let mut levels = self.levels >> node.level;
+        let mut level = node.level;
+        while levels != 0 {
+            if levels & 1 == 1 {
+                let shift = level - node.level;
+                let at = NodeCoord::new(level, node.x >> shift, node.z >> shift);
+                found.extend(self.aligned.get(&at).into_iter().flatten());
+            }
+            levels >>= 1;
+            level += 1;
+        }
+        let mut stack = vec![node];
+        while let Some(n) = stack.pop() {
+            if n.level == 0 || !self.below.contains_key(&n) {
+                continue;
+            }
+            for child in n.children() {
+                found.extend(self.aligned.get(&child).into_iter().flatten());
+                stack.push(child);
+            }
+        }
+        found
+    }
+
+    /// The shown nodes of the current layout that touch `node` along its side `side` (in
+    /// [`Stitch`] order): one as coarse as it or coarser, or the finer ones along the side.
+    fn touching(&self, node: NodeCoord, side: usize) -> Vec<BuildKey> {
+        let [dx, dz] = offsets()[side];
+        let beside = offset(node, dx, dz);
+        let mut found = Vec::new();
+        let mut levels = self.levels >> node.level;
+        let mut level = node.level;
+        while levels != 0 {
+            if levels & 1 == 1 {
+                let shift = level - node.level;
+                let (x, z) = (beside.x >> shift, beside.z >> shift);
+                if (x, z) == (node.x >> shift, node.z >> shift) {
+                    // This far up the cell holds `node` itself.
+                    break;
+                }
+                let at = NodeCoord::new(level, x, z);
+                found.extend(self.aligned.get(&at).into_iter().flatten());
+            }
+            levels >>= 1;
+            level += 1;
+        }
+        // The children of a cell along the side that faces `node`.
+        let facing = [[1, 3], [0, 2], [2, 3], [0, 1]][side];
+        let mut stack = vec![beside];
+        while let Some(n) = stack.pop() {
+            if n.level == 0 || !self.below.contains_key(&n) {
+                continue;
+            }
+            let children = n.children();
+            for child in facing.map(|k| children[k]) {
+                found.extend(self.aligned.get(&child).into_iter().flatten());
+                stack.push(child);
+            }
+        }
+        found
     }
 
     /// Whether some shown node holds `point`.
@@ -1056,6 +1361,93 @@ impl ShownIndex {
         [centre, low, high, [low[0], high[1]], [high[0], low[1]]]
             .iter()
             .all(|&p| self.holds(p, shown))
+    }
+}
+
+/// What the swaps of one round need, found as the round asks: for a wanted build not shown
+/// yet, the shown nodes it overlaps and the shown nodes of these settings whose edges would not
+/// meet its own (only a node whose level or stitch is no longer wanted can be one: wanted nodes
+/// meet each other exactly, and nodes of other settings are another world anyway); for a shown
+/// node that goes, the wanted nodes over it. A swap is what a ready build needs, what that needs,
+/// and so on; it can go once none of it waits (a build not ready, a node still fading in).
+#[derive(Default)]
+struct SwapNeeds {
+    needs: HashMap<BuildKey, Vec<BuildKey>>,
+    /// Whether each node looked at can go now: nothing it needs, however indirectly, waits.
+    verdicts: HashMap<BuildKey, bool>,
+}
+
+impl SwapNeeds {
+    /// What `key` needs in its swap.
+    fn of(&mut self, planner: &ChunkPlanner, key: BuildKey) -> &[BuildKey] {
+        self.needs
+            .entry(key)
+            .or_insert_with(|| planner.needed_with(key))
+    }
+
+    /// Whether the swap of `seed` can go now. Classifies everything its swap holds, so later
+    /// seeds that share part of it look no further than that part.
+    fn can_go(&mut self, planner: &ChunkPlanner, seed: BuildKey) -> bool {
+        if let Some(&verdict) = self.verdicts.get(&seed) {
+            return verdict;
+        }
+        let mut seen = vec![seed];
+        let mut looked = HashSet::from([seed]);
+        let mut k = 0;
+        while k < seen.len() {
+            let key = seen[k];
+            k += 1;
+            if self.verdicts.contains_key(&key) {
+                continue;
+            }
+            for &other in &self.of(planner, key).to_vec() {
+                if looked.insert(other) {
+                    seen.push(other);
+                }
+            }
+        }
+        // What waits, or needs something judged unable to go, cannot go, nor what needs that.
+        let mut needed_by: HashMap<BuildKey, Vec<BuildKey>> = HashMap::new();
+        let mut stuck = Vec::new();
+        for &key in &seen {
+            if let Some(&verdict) = self.verdicts.get(&key) {
+                if !verdict {
+                    stuck.push(key);
+                }
+                continue;
+            }
+            if planner.waits(&key) {
+                stuck.push(key);
+            }
+            for &other in &self.needs[&key] {
+                needed_by.entry(other).or_default().push(key);
+            }
+        }
+        let mut cannot: HashSet<BuildKey> = stuck.iter().copied().collect();
+        while let Some(key) = stuck.pop() {
+            for &other in needed_by.get(&key).into_iter().flatten() {
+                if cannot.insert(other) {
+                    stuck.push(other);
+                }
+            }
+        }
+        for key in seen {
+            self.verdicts.entry(key).or_insert(!cannot.contains(&key));
+        }
+        self.verdicts[&seed]
+    }
+}
+
+/// Whether the edge of `a` on `side` meets the edge of `b` touching it there with no crack: the
+/// same level and neither stitched there, or one level apart with the finer one stitched to the
+/// coarser and the coarser not stitched there. (Corner stitches only change normals.)
+fn edges_meet(a: BuildKey, side: usize, b: BuildKey) -> bool {
+    let (at_a, at_b) = (a.stitch.sides[side], b.stitch.sides[side ^ 1]);
+    match i32::from(b.node.level) - i32::from(a.node.level) {
+        0 => !at_a && !at_b,
+        1 => at_a && !at_b,
+        -1 => at_b && !at_a,
+        _ => false,
     }
 }
 
@@ -1130,24 +1522,87 @@ mod tests {
         }
     }
 
-    /// A builder that finishes everything asked: shows every build, takes every retire, until
-    /// the planner is settled. Returns how many builds it made.
+    /// Marks `count` builds of the plan ready (in its order) and takes the swaps; every fade
+    /// ends at once. Returns the swaps.
+    fn step(planner: &mut ChunkPlanner, count: usize) -> Vec<Swap> {
+        let build = planner.plan().build.clone();
+        for key in build.into_iter().take(count) {
+            planner.ready(key);
+        }
+        let swaps = planner.take_swaps(true);
+        for key in swaps.iter().flat_map(|swap| &swap.show) {
+            planner.faded(key);
+        }
+        swaps
+    }
+
+    /// A builder that finishes everything asked: every build ready at once, every swap taken,
+    /// until the planner is settled. Returns how many nodes it showed.
     fn settle(planner: &mut ChunkPlanner, anchors: &[[f64; 2]], config: &LodConfig) -> usize {
         let mut built = 0;
         for _ in 0..8 {
-            let plan = planner.update(anchors, config, 0).clone();
-            if plan.build.is_empty() && plan.retire.is_empty() {
+            planner.update(anchors, config, 0);
+            let swaps = step(planner, usize::MAX);
+            if planner.is_settled() && swaps.is_empty() {
                 return built;
             }
-            built += plan.build.len();
-            for key in plan.build {
-                planner.shown(key);
-            }
-            for key in &plan.retire {
-                planner.hidden(key);
-            }
+            built += swaps.iter().map(|swap| swap.show.len()).sum::<usize>();
         }
         panic!("not settled after 8 rounds");
+    }
+
+    /// What is shown is one watertight surface: no two nodes of the current layout share area,
+    /// and every two of the same settings that touch along a side meet with no crack. Each side
+    /// is probed at the middle of its halves: what holds a probe touches the side, and a node
+    /// of two levels finer along a half would hold the probe.
+    fn check_watertight(planner: &ChunkPlanner, context: &str) {
+        let layout = planner.config().layout;
+        let mut by_node: HashMap<NodeCoord, Vec<BuildKey>> = HashMap::new();
+        let mut levels = 0u32;
+        for (key, rect) in &planner.shown {
+            if planner.screen.is_aligned(key, rect) {
+                by_node.entry(key.node).or_default().push(*key);
+                levels |= 1 << key.node.level;
+            }
+        }
+        let holder = |p: [f64; 2]| {
+            let chunk = ChunkCoord::containing(p[0], p[1], &layout);
+            (0..=NodeCoord::MAX_LEVEL)
+                .filter(|level| levels & (1 << level) != 0)
+                .filter_map(|level| by_node.get(&NodeCoord::holding(chunk, level)))
+                .flatten()
+                .copied()
+                .collect::<Vec<BuildKey>>()
+        };
+        for (node, keys) in &by_node {
+            assert_eq!(keys.len(), 1, "{context}: {keys:?} all shown");
+            let a = keys[0];
+            let rect = NodeRect::of(*node, &layout);
+            let size = rect.max[0] - rect.min[0];
+            let mid = [rect.min[0] + size / 2.0, rect.min[1] + size / 2.0];
+            let inside = holder(mid);
+            assert_eq!(inside.len(), 1, "{context}: {inside:?} share area");
+            let eps = size * 1e-3;
+            for side in 0..4 {
+                for quarter in [0.25, 0.75] {
+                    let along = |min: f64| min + size * quarter;
+                    let p = match side {
+                        0 => [rect.min[0] - eps, along(rect.min[1])],
+                        1 => [rect.max[0] + eps, along(rect.min[1])],
+                        2 => [along(rect.min[0]), rect.min[1] - eps],
+                        _ => [along(rect.min[0]), rect.max[1] + eps],
+                    };
+                    for b in holder(p) {
+                        if b.epoch == a.epoch {
+                            assert!(
+                                edges_meet(a, side, b),
+                                "{context}: {a:?} and {b:?} meet with a crack"
+                            );
+                        }
+                    }
+                }
+            }
+        }
     }
 
     /// The shown nodes holding `point`.
@@ -1232,14 +1687,14 @@ mod tests {
             .filter(|key| !planner.shown.contains_key(key))
             .collect();
         assert_eq!(planner.missing, missing, "missing builds");
+        assert!(planner.ready.is_subset(&planner.missing), "ready builds");
         let retire: HashSet<BuildKey> = planner
             .shown
             .iter()
             .filter(|(key, rect)| planner.retires(key, rect))
             .map(|(key, _)| *key)
             .collect();
-        let planned: HashSet<BuildKey> = planner.plan.retire.iter().copied().collect();
-        assert_eq!(planned, retire, "retirements");
+        assert_eq!(planner.retirable, retire, "retirements");
     }
 
     /// The differences between two planners' selections, if any.
@@ -1322,11 +1777,21 @@ mod tests {
                             .min_by_key(|k| (k.node, k.epoch))
                     })
                     .flatten();
-                for planner in &mut planners {
+                for (k, planner) in planners.iter_mut().enumerate() {
                     for key in plan.build.iter().take(landed) {
-                        planner.shown(*key);
+                        planner.ready(*key);
                     }
-                    for key in plan.retire.iter().chain(&lost) {
+                    let swaps = planner.take_swaps(true);
+                    if k == 0 {
+                        check_watertight(planner, &context);
+                    }
+                    // Half the fades end before the next update.
+                    for key in swaps.iter().flat_map(|swap| &swap.show) {
+                        if (key.node.x + key.node.z) % 2 == 0 || step % 7 == 6 {
+                            planner.faded(key);
+                        }
+                    }
+                    if let Some(key) = &lost {
                         planner.hidden(key);
                     }
                 }
@@ -1410,29 +1875,28 @@ mod tests {
                     .map(|_| random_point_near(&mut rng, &anchors, config.horizon))
                     .filter(|&p| within(&anchors, p, config.horizon))
                     .collect();
-                // Builds land a few at a time, in a shuffled order; retires are taken at once.
-                for _ in 0..200 {
+                // Builds land a few at a time, in a shuffled order; swaps are taken at once.
+                for round in 0..400 {
                     let plan = planner.update(&anchors, &config, 0).clone();
-                    if plan.build.is_empty() && plan.retire.is_empty() {
+                    if planner.is_settled() && plan.build.is_empty() {
                         break;
                     }
+                    assert!(round < 399, "not settled");
                     let covered: Vec<bool> =
                         probes.iter().map(|&p| holders(&planner, p) > 0).collect();
-                    for key in &plan.retire {
-                        planner.hidden(key);
-                    }
                     let mut build = plan.build;
                     for k in (1..build.len()).rev() {
                         build.swap(k, (rng.next() % (k as u64 + 1)) as usize);
                     }
                     for key in build.into_iter().take(1 + (rng.next() % 5) as usize) {
-                        planner.shown(key);
+                        planner.ready(key);
                     }
+                    planner.take_swaps(false);
+                    check_watertight(&planner, "builds in any order");
                     for (&p, was) in probes.iter().zip(covered) {
                         assert!(!was || holders(&planner, p) > 0, "{p:?} lost its cover");
                     }
                 }
-                assert!(planner.is_settled());
             }
         }
     }
@@ -1534,19 +1998,85 @@ mod tests {
         };
         let plan = planner.update(&anchors, &other, 1).clone();
         assert!(
-            plan.retire.is_empty(),
+            planner.take_swaps(false).is_empty(),
             "nothing goes before its cover is shown"
         );
         assert_eq!(plan.build.len(), planner.wanted().len());
         for key in plan.build {
-            planner.shown(key);
+            planner.ready(key);
         }
-        let plan = planner.update(&anchors, &other, 1).clone();
-        let mut retired = plan.retire.clone();
+        // The new nodes come over the old layout's, which lie under them until they are all in.
+        let shown = planner.take_swaps(false);
+        assert!(shown.iter().all(|swap| swap.retire.is_empty()));
+        assert!(shown.iter().filter(|swap| swap.replaces).count() > shown.len() / 2);
+        planner.update(&anchors, &other, 1);
+        let mut retired: Vec<BuildKey> = planner
+            .take_swaps(false)
+            .into_iter()
+            .flat_map(|swap| {
+                assert!(swap.show.is_empty());
+                swap.retire
+            })
+            .collect();
         retired.sort_by_key(|k| (k.node, k.epoch));
         let mut expected = old;
         expected.sort_by_key(|k| (k.node, k.epoch));
         assert_eq!(retired, expected);
+    }
+
+    /// Flying with builds that land late and out of order, and fades that take several
+    /// updates: what is shown stays one watertight surface, swaps stay small, and every node
+    /// replaced goes in the swap that replaces it.
+    #[test]
+    fn what_is_shown_stays_watertight_while_flying() {
+        let config = config();
+        let mut rng = Rng(0x0bad_5eed_f1a7_0001);
+        for scenario in 0..12 {
+            let mut planner = ChunkPlanner::default();
+            let mut anchor = [rng.range(-3000.0, 3000.0), rng.range(-3000.0, 3000.0)];
+            settle(&mut planner, &[anchor], &config);
+            let speed = [5.0, 17.0, 60.0][scenario % 3];
+            let heading = rng.range(0.0, std::f64::consts::TAU);
+            let mut fading: Vec<(BuildKey, u32)> = Vec::new();
+            let mut largest = 0;
+            for frame in 0..400 {
+                anchor[0] += speed * heading.cos();
+                anchor[1] += speed * heading.sin();
+                let plan = planner.update(&[anchor], &config, 0).clone();
+                // A few builds land each frame, nearest first with some out of order.
+                let mut build = plan.build;
+                let landed = (rng.next() % 4) as usize;
+                for k in 0..landed.min(build.len()) {
+                    let pick = (k + (rng.next() % 3) as usize).min(build.len() - 1);
+                    build.swap(k, pick);
+                    planner.ready(build[k]);
+                }
+                for swap in planner.take_swaps(true) {
+                    largest = largest.max(swap.show.len());
+                    // Nothing shown is left overlapping what the swap shows.
+                    for key in &swap.show {
+                        let rect = NodeRect::of(key.node, &config.layout);
+                        let under = planner
+                            .shown
+                            .iter()
+                            .filter(|(other, r)| *other != key && r.overlaps(&rect))
+                            .count();
+                        assert_eq!(under, 0, "frame {frame}: {key:?} shown over others");
+                        fading.push((*key, frame + 18));
+                    }
+                }
+                check_watertight(&planner, &format!("scenario {scenario} frame {frame}"));
+                fading.retain(|(key, until)| {
+                    let done = *until <= frame;
+                    if done {
+                        planner.faded(key);
+                    }
+                    !done
+                });
+            }
+            assert!(largest <= 24, "a swap showed {largest} nodes");
+            eprintln!("at {speed} units a frame the largest swap showed {largest} nodes");
+        }
     }
 
     #[test]
@@ -1580,5 +2110,79 @@ mod tests {
             (1000..=1150).contains(&chunks_per_anchor),
             "{chunks_per_anchor} chunks, {per_anchor} nodes"
         );
+    }
+
+    /// Flying with a builder that keeps up (a few builds ready per update, in the plan's
+    /// order), the land within the horizon stays covered: new land at the edge is never held
+    /// back by the swaps it needs.
+    #[test]
+    fn the_edge_ahead_stays_covered_while_flying() {
+        let config = LodConfig {
+            layout: ChunkLayout {
+                tiles: 16,
+                tile_size: 4.0,
+                style: MeshStyle::Smooth,
+            },
+            detail_radius: 64.0,
+            horizon: 1024.0,
+            hysteresis: 0.25,
+        };
+        let mut planner = ChunkPlanner::default();
+        let mut anchor = [250_000.0, -40_000.0];
+        settle(&mut planner, &[anchor], &config);
+        let mut fading: Vec<(BuildKey, u32)> = Vec::new();
+        let mut worst = 0usize;
+        for frame in 0..900u32 {
+            anchor[0] += 5.0;
+            anchor[1] += 2.0 * (f64::from(frame) * 0.01).cos();
+            planner.update(&[anchor], &config, 0);
+            for swap in step_fading(&mut planner, 3) {
+                for key in swap.show {
+                    fading.push((key, frame + 18));
+                }
+            }
+            fading.retain(|(key, until)| {
+                let done = *until <= frame;
+                if done {
+                    planner.faded(key);
+                }
+                !done
+            });
+            let uncovered = (0..64)
+                .map(|k| {
+                    let angle = f64::from(k) * std::f64::consts::TAU / 64.0;
+                    let r = 0.97 * config.horizon;
+                    [anchor[0] + r * angle.cos(), anchor[1] + r * angle.sin()]
+                })
+                .filter(|&p| holders(&planner, p) == 0)
+                .count();
+            if uncovered > 0 {
+                eprintln!(
+                    "frame {frame}: {uncovered} uncovered; {} missing, {} ready, {} locked",
+                    planner.missing.len(),
+                    planner.ready.len(),
+                    planner.locked.len()
+                );
+            }
+            worst = worst.max(uncovered);
+        }
+        assert_eq!(worst, 0);
+    }
+
+    /// Marks `count` builds of the plan ready (in its order) and takes the swaps, leaving the
+    /// fades to the caller.
+    fn step_fading(planner: &mut ChunkPlanner, count: usize) -> Vec<Swap> {
+        let build: Vec<BuildKey> = planner
+            .plan()
+            .build
+            .clone()
+            .into_iter()
+            .filter(|k| !planner.ready.contains(k))
+            .take(count)
+            .collect();
+        for key in build {
+            planner.ready(key);
+        }
+        planner.take_swaps(true)
     }
 }

@@ -1,91 +1,15 @@
-//! Terrain rendering: `biome_core` node data turned into a Bevy mesh (positions, normals, vertex
-//! colours, temperatures), the terrain material that lays water floor, sand and snow over the
-//! land per pixel ([`TerrainMaterial`]), the water material, and the water quads at sea level.
-
-mod material;
-
-pub(crate) use material::add_terrain_material;
-pub use material::{TerrainMaterial, TerrainSurface, TerrainSurfaceUniform};
+//! Terrain meshes and materials: `biome_core` node data turned into a Bevy mesh (positions,
+//! normals, vertex colours, temperatures), the materials every node shares, and the water quads
+//! at sea level.
 
 use bevy::asset::RenderAssetUsages;
 use bevy::mesh::{Indices, Mesh, PrimitiveTopology};
 use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
 use biome_core::chunk::WaterMesh;
-use biome_core::{
-    ChunkData, ChunkLayout, HeightGrid, MeshStyle, NodeCoord, Stitch, TreeInstance, WorldSettings,
-};
+use biome_core::{ChunkData, MeshStyle, WorldSettings};
 
-/// A streamed terrain node: a chunk (level 0) or a coarser node covering 2^level × 2^level
-/// chunks with the same tile count. Its entity carries the terrain mesh; trees and water are
-/// children.
-#[derive(Component, Reflect, Clone, Copy, Debug, PartialEq)]
-#[reflect(Component, Debug, Clone, PartialEq)]
-pub struct BiomeChunk {
-    /// Where the node sits in the quadtree of `layout`'s chunks.
-    pub node: NodeCoord,
-    /// The layout it was built with.
-    pub layout: ChunkLayout,
-    /// The sides and corners that follow a coarser neighbour's edge
-    /// ([`biome_core::WorldGenerator::build_node`] builds the same mesh from these).
-    pub stitch: Stitch,
-    /// The settings generation it was built from (see [`crate::BiomeWorldState::generation`]).
-    pub generation: u64,
-}
-
-/// The ground of a full-detail terrain entity (level 0), as its build sampled it: the height
-/// grid its mesh is made of (before edges follow a coarser neighbour) and its trees. Physics
-/// engines build their shapes from it. With parry, the shapes of rapier (and of avian, which
-/// feature `avian` re-exports), a heightfield per new chunk is:
-///
-/// ```
-/// # #[cfg(feature = "avian")]
-/// # mod with_parry {
-/// use bevy::prelude::*;
-/// use bevy_biome_world::ChunkGround;
-/// use bevy_biome_world::avian3d::parry::{shape::HeightField, utils::Array2};
-///
-/// fn heightfields(grounds: Query<&ChunkGround, Added<ChunkGround>>) {
-///     for ground in &grounds {
-///         let grid = &ground.heights;
-///         let n = grid.side;
-///         // Rows along z, columns along x, centred on the shape's position.
-///         let heights = Array2::from_fn(n, n, |row, column| grid.get(column, row));
-///         let size = (n - 1) as f32 * grid.spacing as f32;
-///         let shape = HeightField::new(heights, Vec3::new(size, 1.0, size));
-///         let position = Vec3::new(
-///             grid.origin[0] as f32 + size / 2.0,
-///             0.0,
-///             grid.origin[1] as f32 + size / 2.0,
-///         );
-///         // Hand `shape` at `position` to the physics world (rapier:
-///         // `ColliderBuilder::new(SharedShape::new(shape)).translation(position)`).
-///         # let _ = (shape, position);
-///     }
-/// }
-/// # }
-/// ```
-///
-/// Parry splits every tile along the same diagonal as the mesh, so the shape is the drawn
-/// ground ([`crate::BiomeWorld::ground_height_at`] agrees with it too).
-#[derive(Component, Reflect, Clone, Debug, Default, PartialEq)]
-#[reflect(Component, Default, Debug, Clone, PartialEq)]
-pub struct ChunkGround {
-    /// Heights on the chunk's vertex grid, world units.
-    pub heights: HeightGrid,
-    /// The trees standing on it, relative to the chunk's origin.
-    pub trees: Vec<TreeInstance>,
-}
-
-/// Marks the water surface of a chunk that reaches below sea level.
-#[derive(Component, Reflect, Clone, Copy, Debug, Default)]
-#[reflect(Component, Default, Debug, Clone)]
-pub struct BiomeWater;
-
-/// Marks the water of the rivers and lakes on a terrain node (a child of its [`BiomeChunk`]).
-#[derive(Component, Reflect, Clone, Copy, Debug, Default)]
-#[reflect(Component, Default, Debug, Clone)]
-pub struct BiomeRiverWater;
+use super::material::{TerrainMaterial, TerrainSurface, TerrainSurfaceUniform};
 
 /// Materials shared by every terrain node, and the water quads of the node widths in use.
 #[derive(Resource, Reflect, Clone, Debug)]

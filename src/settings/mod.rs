@@ -1,4 +1,5 @@
-//! The runtime settings, one resource per concern, and the generator compiled from them:
+//! The runtime settings, one resource per concern, and the generator compiled from them
+//! ([`BiomeWorldSettingsPlugin`]):
 //! [`BiomeWorldSettings`] says what the chunks are (the world, the layout, water and trees: any
 //! change rebuilds them), [`BiomeWorldStreaming`] how they are streamed (horizon, levels of
 //! detail, hysteresis, tasks, budget: changes apply at once), and [`ChunkMeshOptions`] where
@@ -15,7 +16,11 @@ use bevy::prelude::*;
 use biome_core::world::{SettingsError, limits};
 use biome_core::{ChunkLayout, MeshStyle, WorldGenerator, WorldSettings};
 
-use crate::streaming::planner::LodConfig;
+use crate::stream::LodConfig;
+
+mod plugin;
+
+pub use plugin::BiomeWorldSettingsPlugin;
 
 /// What the streamed chunks are: the world they sample, their layout, and what they carry. Insert
 /// your own before adding the plugin to start from other values; change it at any time to
@@ -376,41 +381,6 @@ impl BiomeWorldState {
     pub fn layout(&self) -> &ChunkLayout {
         &self.settings.layout
     }
-}
-
-/// Takes valid settings in: rebuilds the generator when its settings changed, moves the
-/// generation on when the chunks must be rebuilt, and takes streaming values as they are.
-pub(crate) fn apply_settings(
-    settings: Res<BiomeWorldSettings>,
-    streaming: Res<BiomeWorldStreaming>,
-    mut state: ResMut<BiomeWorldState>,
-) {
-    if !(settings.is_changed() || streaming.is_changed()) {
-        return;
-    }
-    let validated = settings
-        .validate()
-        .and_then(|()| streaming.validate_with(&settings));
-    if let Err(error) = validated {
-        if state.error.as_ref() != Some(&error) {
-            warn!("biome world settings refused, keeping the current world: {error}");
-            state.error = Some(error);
-        }
-        return;
-    }
-    state.error = None;
-    if *streaming != state.streaming {
-        state.streaming = streaming.clone();
-    }
-    if *settings == state.settings {
-        return;
-    }
-    if state.settings.generator != settings.generator {
-        state.generator =
-            Arc::new(WorldGenerator::new(settings.generator.clone()).expect("validated above"));
-    }
-    state.generation += 1;
-    state.settings = settings.clone();
 }
 
 #[cfg(test)]

@@ -1,0 +1,198 @@
+//! The scatter's ECS side: one streamer per kind, the settings they take (the last valid ones),
+//! and the two systems that feed them and apply their answer within one shared budget.
+
+use std::time::Duration;
+
+use bevy::platform::time::Instant;
+use bevy::prelude::*;
+use biome_core::scatter::ScatterKind;
+use biome_core::{ChunkLayout, WorldGenerator};
+
+use super::{
+    BiomeScatter, BiomeScatterObject, BiomeScatterSettings, BiomeScatterStats, KINDS, ScatterLayer,
+    ScatterModels,
+};
+use crate::BiomeWorldSystems;
+use crate::settings::BiomeWorldState;
+use crate::stream::{Budget, NodeStreamer, StreamView, anchor_points, record_build_times};
+use crate::terrain::{BiomeWorldAnchor, BiomeWorldStats};
+
+/// Streams rocks, bushes and grass around every [`BiomeWorldAnchor`], tuned by
+/// [`BiomeScatterSettings`]: part of [`crate::BiomeWorldPlugin`]. A game's own
+/// [`ScatterModels`], inserted before the app starts, is kept.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct BiomeScatterPlugin;
+
+impl Plugin for BiomeScatterPlugin {
+    fn build(&self, app: &mut App) {
+        app.init_resource::<BiomeScatterSettings>()
+            .init_resource::<BiomeScatterStats>()
+            .init_resource::<ScatterStreamers>()
+            .register_type::<BiomeScatterSettings>()
+            .register_type::<BiomeScatterStats>()
+            .register_type::<BiomeScatter>()
+            .register_type::<BiomeScatterObject>()
+            .register_type::<ScatterModels>()
+            .add_systems(
+                Update,
+                (
+                    stream_scatter.in_set(BiomeWorldSystems::Stream),
+                    apply_scatter.in_set(BiomeWorldSystems::Apply),
+                ),
+            );
+    }
+
+    fn finish(&self, app: &mut App) {
+        if app.world().contains_resource::<ScatterModels>() {
+            return;
+        }
+        let world = app.world_mut();
+        let models = world.resource_scope(|world, mut materials: Mut<Assets<StandardMaterial>>| {
+            ScatterModels::new(&mut world.resource_mut::<Assets<Mesh>>(), &mut materials)
+        });
+        world.insert_resource(models);
+    }
+}
+
+/// The scatter settings asked for, with what they were checked against.
+#[derive(Clone, Debug, PartialEq)]
+struct SettingsRequest {
+    settings: BiomeScatterSettings,
+    generation: u64,
+    layout: ChunkLayout,
+}
+
+/// A streamer per kind, and the settings they use.
+#[derive(Resource)]
+pub(crate) struct ScatterStreamers {
+    request: Option<SettingsRequest>,
+    /// The settings in use: the last valid ones.
+    settings: Option<BiomeScatterSettings>,
+    layers: [NodeStreamer<ScatterLayer>; KINDS],
+}
+
+impl Default for ScatterStreamers {
+    fn default() -> Self {
+        Self {
+            request: None,
+            settings: None,
+            layers: ScatterKind::ALL.map(|kind| NodeStreamer::new(ScatterLayer { kind })),
+        }
+    }
+}
+
+impl ScatterStreamers {
+    /// Checks a new request: valid settings replace those in use; otherwise the ones in use stay
+    /// if they are still valid with the world, else the defaults do if they are.
+    fn take_request(
+        &mut self,
+        request: SettingsRequest,
+        generator: &WorldGenerator,
+        stats: &mut BiomeScatterStats,
+    ) {
+        if self.request.as_ref() == Some(&request) {
+            return;
+        }
+        let world = generator.settings();
+        match request.settings.validate_with(world, &request.layout) {
+            Ok(()) => {
+                self.settings = Some(request.settings.clone());
+                stats.error = None;
+            }
+            Err(error) => {
+                let reason = error.to_string();
+                warn!("biome world scatter refused, keeping the last valid: {reason}");
+                stats.error = Some(reason);
+                let fallback = self.settings.take().unwrap_or_default();
+                self.settings = fallback
+                    .validate_with(world, &request.layout)
+                    .is_ok()
+                    .then_some(fallback);
+            }
+        }
+        self.request = Some(request);
+    }
+}
+
+/// Feeds each kind's streamer the anchors (none for a kind switched off, so its objects go):
+/// placements start once the terrain has no build waiting for a task.
+fn stream_scatter(
+    world: &mut World,
+    anchors: &mut QueryState<&GlobalTransform, With<BiomeWorldAnchor>>,
+) {
+    let started = Instant::now();
+    let points = anchor_points(world, anchors);
+    let state = world.resource::<BiomeWorldState>();
+    let (generator, layout, epoch) = (
+        state.generator.clone(),
+        state.settings.layout,
+        state.generation,
+    );
+    let request = SettingsRequest {
+        settings: world.resource::<BiomeScatterSettings>().clone(),
+        generation: epoch,
+        layout,
+    };
+    // The ground comes first.
+    let ground_first = world.resource::<BiomeWorldStats>().queued > 0;
+    world.resource_scope(|world, mut streamers: Mut<ScatterStreamers>| {
+        streamers.take_request(
+            request,
+            &generator,
+            &mut world.resource_mut::<BiomeScatterStats>(),
+        );
+        let settings = streamers.settings.clone();
+        for (kind, streamer) in ScatterKind::ALL.into_iter().zip(&mut streamers.layers) {
+            // Objects of a kind turned off (or refused settings) all go.
+            let active = settings
+                .as_ref()
+                .filter(|s| s.enabled && s.radius(kind) > 0.0);
+            let view = StreamView {
+                anchors: if active.is_some() { &points } else { &[] },
+                lod: active.map_or_else(
+                    || BiomeScatterSettings::default().lod(kind, layout),
+                    |s| s.lod(kind, layout),
+                ),
+                epoch,
+                max_tasks: active.map_or(0, |s| s.max_tasks),
+                start_builds: active.is_some() && !ground_first,
+            };
+            streamer.update(world, &view);
+        }
+    });
+    world.resource_mut::<BiomeScatterStats>().stream_ms = started.elapsed().as_secs_f32() * 1000.0;
+}
+
+/// Collects placements, spawns and despawns objects a slice at a time within the budget (at
+/// least one slice a frame), makes the swaps; then counts.
+fn apply_scatter(world: &mut World) {
+    let started = Instant::now();
+    world.resource_scope(|world, mut streamers: Mut<ScatterStreamers>| {
+        let limit = streamers
+            .settings
+            .as_ref()
+            .map_or(0.0, |s| f64::from(s.apply_budget_ms) / 1000.0);
+        let mut budget = Budget::new(Duration::from_secs_f64(limit));
+        for streamer in &mut streamers.layers {
+            streamer.apply(world, &mut budget, 0.0, 0.0);
+        }
+        let mut stats = world.resource_mut::<BiomeScatterStats>();
+        let layers = &streamers.layers;
+        for (k, layer) in layers.iter().enumerate() {
+            stats.chunks[k] = layer.counts().shown;
+            stats.objects[k] = layer.shown().map(|(_, chunk)| chunk.spawned.len()).sum();
+        }
+        let sum = |count: fn(&crate::stream::StreamCounts) -> usize| {
+            layers.iter().map(|layer| count(layer.counts())).sum()
+        };
+        stats.in_flight = sum(|c| c.in_flight);
+        stats.queued = sum(|c| c.queued);
+        stats.ready = sum(|c| c.ready);
+        stats.retiring = sum(|c| c.retiring);
+        stats.failed = sum(|c| c.failed);
+        for layer in layers {
+            record_build_times(&mut stats.build_times_ms, &layer.counts().build_times);
+        }
+    });
+    world.resource_mut::<BiomeScatterStats>().apply_ms = started.elapsed().as_secs_f32() * 1000.0;
+}

@@ -1,0 +1,86 @@
+//! The settings' ECS side: the resources, the state built from them, and the system that takes
+//! valid settings in.
+
+use std::sync::Arc;
+
+use bevy::prelude::*;
+use biome_core::WorldGenerator;
+
+use super::{BiomeWorldSettings, BiomeWorldState, BiomeWorldStreaming, ChunkMeshOptions};
+use crate::BiomeWorldSystems;
+
+/// The world's settings and the generator built from them ([`BiomeWorldState`]), and the order
+/// of the plugin's systems ([`BiomeWorldSystems`]): the first part of
+/// [`crate::BiomeWorldPlugin`], which the others build on.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct BiomeWorldSettingsPlugin;
+
+impl Plugin for BiomeWorldSettingsPlugin {
+    fn build(&self, app: &mut App) {
+        app.init_resource::<BiomeWorldSettings>()
+            .init_resource::<BiomeWorldStreaming>()
+            .init_resource::<ChunkMeshOptions>()
+            .register_type::<BiomeWorldSettings>()
+            .register_type::<BiomeWorldStreaming>()
+            .register_type::<ChunkMeshOptions>()
+            .register_type::<BiomeWorldState>()
+            .configure_sets(
+                Update,
+                (
+                    BiomeWorldSystems::Settings,
+                    BiomeWorldSystems::Stream,
+                    BiomeWorldSystems::Apply,
+                )
+                    .chain(),
+            )
+            .add_systems(Update, apply_settings.in_set(BiomeWorldSystems::Settings));
+    }
+
+    fn finish(&self, app: &mut App) {
+        // Headless apps (MinimalPlugins + AssetPlugin) have no renderer to register these.
+        if !app.world().contains_resource::<Assets<Mesh>>() {
+            app.init_asset::<Mesh>();
+        }
+        if !app.world().contains_resource::<Assets<StandardMaterial>>() {
+            app.init_asset::<StandardMaterial>();
+        }
+        let settings = app.world().resource::<BiomeWorldSettings>().clone();
+        let streaming = app.world().resource::<BiomeWorldStreaming>().clone();
+        app.insert_resource(BiomeWorldState::new(&settings, &streaming));
+    }
+}
+
+/// Takes valid settings in: rebuilds the generator when its settings changed, moves the
+/// generation on when the chunks must be rebuilt, and takes streaming values as they are.
+fn apply_settings(
+    settings: Res<BiomeWorldSettings>,
+    streaming: Res<BiomeWorldStreaming>,
+    mut state: ResMut<BiomeWorldState>,
+) {
+    if !(settings.is_changed() || streaming.is_changed()) {
+        return;
+    }
+    let validated = settings
+        .validate()
+        .and_then(|()| streaming.validate_with(&settings));
+    if let Err(error) = validated {
+        if state.error.as_ref() != Some(&error) {
+            warn!("biome world settings refused, keeping the current world: {error}");
+            state.error = Some(error);
+        }
+        return;
+    }
+    state.error = None;
+    if *streaming != state.streaming {
+        state.streaming = streaming.clone();
+    }
+    if *settings == state.settings {
+        return;
+    }
+    if state.settings.generator != settings.generator {
+        state.generator =
+            Arc::new(WorldGenerator::new(settings.generator.clone()).expect("validated above"));
+    }
+    state.generation += 1;
+    state.settings = settings.clone();
+}

@@ -1,0 +1,587 @@
+//! Terrain: the level-of-detail nodes streamed around every [`BiomeWorldAnchor`], as a
+//! `StreamKind` of the one streamer. A build samples the node's density and makes its mesh,
+//! water, trees and far forest off the main thread; the node spawns hidden, appears in one frame
+//! with every node its edges depend on (fading in over what it replaces, [`ChunkFade`]), and its
+//! entity leaves with its children. [`ChunkSpawned`], [`ChunkDespawned`] and [`ChunkFailed`]
+//! say so; [`BiomeWorldStats`] counts it all.
+
+mod material;
+mod mesh;
+mod plugin;
+pub(crate) mod share;
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+use bevy::prelude::*;
+use biome_core::{ChunkError, ChunkLayout, HeightGrid, NodeCoord, Stitch, TreeInstance};
+
+pub(crate) use material::add_terrain_material;
+pub use material::{TerrainMaterial, TerrainSurface, TerrainSurfaceUniform};
+pub use mesh::{ChunkAssets, TerrainColors, chunk_mesh, mesh_bytes, river_water_mesh};
+pub use plugin::BiomeTerrainPlugin;
+
+use crate::settings::{BiomeWorldState, ChunkMeshOptions};
+use crate::stream::{BuildKey, ChunkPlanner, StreamKind};
+use crate::trees::{BiomeForest, FarTrees, TreeModels};
+use share::{DensityShare, DensityUser};
+
+/// A streamed terrain node: a chunk (level 0) or a coarser node covering 2^level × 2^level
+/// chunks with the same tile count. Its entity carries the terrain mesh; trees and water are
+/// children.
+#[derive(Component, Reflect, Clone, Copy, Debug, PartialEq)]
+#[reflect(Component, Debug, Clone, PartialEq)]
+pub struct BiomeChunk {
+    /// Where the node sits in the quadtree of `layout`'s chunks.
+    pub node: NodeCoord,
+    /// The layout it was built with.
+    pub layout: ChunkLayout,
+    /// The sides and corners that follow a coarser neighbour's edge
+    /// ([`biome_core::WorldGenerator::build_node`] builds the same mesh from these).
+    pub stitch: Stitch,
+    /// The settings generation it was built from (see [`crate::BiomeWorldState::generation`]).
+    pub generation: u64,
+}
+
+/// The ground of a full-detail terrain entity (level 0), as its build sampled it: the height
+/// grid its mesh is made of (before edges follow a coarser neighbour) and its trees. Physics
+/// engines build their shapes from it. With parry, the shapes of rapier (and of avian, which
+/// feature `avian` re-exports), a heightfield per new chunk is:
+///
+/// ```
+/// # #[cfg(feature = "avian")]
+/// # mod with_parry {
+/// use bevy::prelude::*;
+/// use bevy_biome_world::ChunkGround;
+/// use bevy_biome_world::avian3d::parry::{shape::HeightField, utils::Array2};
+///
+/// fn heightfields(grounds: Query<&ChunkGround, Added<ChunkGround>>) {
+///     for ground in &grounds {
+///         let grid = &ground.heights;
+///         let n = grid.side;
+///         // Rows along z, columns along x, centred on the shape's position.
+///         let heights = Array2::from_fn(n, n, |row, column| grid.get(column, row));
+///         let size = (n - 1) as f32 * grid.spacing as f32;
+///         let shape = HeightField::new(heights, Vec3::new(size, 1.0, size));
+///         let position = Vec3::new(
+///             grid.origin[0] as f32 + size / 2.0,
+///             0.0,
+///             grid.origin[1] as f32 + size / 2.0,
+///         );
+///         // Hand `shape` at `position` to the physics world (rapier:
+///         // `ColliderBuilder::new(SharedShape::new(shape)).translation(position)`).
+///         # let _ = (shape, position);
+///     }
+/// }
+/// # }
+/// ```
+///
+/// Parry splits every tile along the same diagonal as the mesh, so the shape is the drawn
+/// ground ([`crate::BiomeWorld::ground_height_at`] agrees with it too).
+#[derive(Component, Reflect, Clone, Debug, Default, PartialEq)]
+#[reflect(Component, Default, Debug, Clone, PartialEq)]
+pub struct ChunkGround {
+    /// Heights on the chunk's vertex grid, world units.
+    pub heights: HeightGrid,
+    /// The trees standing on it, relative to the chunk's origin.
+    pub trees: Vec<TreeInstance>,
+}
+
+/// Marks the water surface of a chunk that reaches below sea level.
+#[derive(Component, Reflect, Clone, Copy, Debug, Default)]
+#[reflect(Component, Default, Debug, Clone)]
+pub struct BiomeWater;
+
+/// Marks the water of the rivers and lakes on a terrain node (a child of its [`BiomeChunk`]).
+#[derive(Component, Reflect, Clone, Copy, Debug, Default)]
+#[reflect(Component, Default, Debug, Clone)]
+pub struct BiomeRiverWater;
+
+/// A terrain entity fading in over the nodes it replaces, which stay until it is in; removed
+/// when the fade ends. Where the renderer draws it, its own material dithers it in.
+#[derive(Component, Reflect, Clone, Copy, Debug, PartialEq)]
+#[reflect(Component, Debug, Clone, PartialEq)]
+pub struct ChunkFade {
+    /// How far it has faded in, from 0 to 1.
+    pub progress: f32,
+}
+
+/// A terrain entity replaced by nodes fading in over it: still drawn until their fade ends, then
+/// hidden and despawned.
+#[derive(Component, Reflect, Clone, Copy, Debug, Default, PartialEq)]
+#[reflect(Component, Default, Debug, Clone, PartialEq)]
+pub struct ChunkReplaced;
+
+/// Terrain streams around every entity with this component (usually the camera). Several
+/// anchors (split screen, a far-away quest marker) each get their own view out to the horizon.
+#[derive(Component, Reflect, Clone, Copy, Debug, Default)]
+#[reflect(Component, Default, Debug, Clone)]
+pub struct BiomeWorldAnchor;
+
+/// A terrain entity appeared: a node built for the first time, at another level or stitch, or
+/// rebuilt after a settings change. The entity it replaces (if any) stays until this one and its
+/// neighbours cover its area; its [`ChunkDespawned`] comes then.
+#[derive(Message, Reflect, Clone, Copy, Debug, PartialEq)]
+#[reflect(Debug, Clone, PartialEq)]
+pub struct ChunkSpawned {
+    /// The node: a chunk at level 0, 2^level × 2^level chunks above.
+    pub node: NodeCoord,
+    /// The layout the node's coordinates are in.
+    pub layout: ChunkLayout,
+    /// Its entity, which carries a [`BiomeChunk`].
+    pub entity: Entity,
+}
+
+/// A terrain entity went away: past the horizon, replaced (by another level, stitch, settings or
+/// layout), or despawned by game code (the node is then built again if it is still wanted). The
+/// entity is the key; `node` and `layout` say which area it covered.
+#[derive(Message, Reflect, Clone, Copy, Debug, PartialEq)]
+#[reflect(Debug, Clone, PartialEq)]
+pub struct ChunkDespawned {
+    /// The node it showed.
+    pub node: NodeCoord,
+    /// The layout the node's coordinates are in.
+    pub layout: ChunkLayout,
+    /// The entity that was despawned.
+    pub entity: Entity,
+}
+
+/// A node's build failed (the core refused it or panicked): the area keeps what covered it
+/// before, if anything, until the settings change. The game keeps running; the failure is also
+/// logged.
+#[derive(Message, Reflect, Clone, Debug, PartialEq)]
+#[reflect(Debug, Clone, PartialEq)]
+pub struct ChunkFailed {
+    /// The node.
+    pub node: NodeCoord,
+    /// The layout the node's coordinates are in.
+    pub layout: ChunkLayout,
+    /// Why, as the error or the panic said it.
+    pub reason: String,
+}
+
+/// What the streamer is doing, for panels, benchmarks and tests.
+#[derive(Resource, Reflect, Clone, Debug, Default)]
+#[reflect(Resource, Default, Debug, Clone)]
+pub struct BiomeWorldStats {
+    /// Terrain entities alive.
+    pub loaded: usize,
+    /// Terrain entities alive per level of detail (index 0: full-detail chunks).
+    pub loaded_per_level: Vec<usize>,
+    /// Nodes being built on the async compute pool.
+    pub in_flight: usize,
+    /// Nodes wanted and waiting for a task.
+    pub queued: usize,
+    /// Nodes built and waiting to be applied.
+    pub ready: usize,
+    /// Terrain entities no longer wanted whose area is covered: despawned over the next frames
+    /// within the budget.
+    pub retiring: usize,
+    /// Terrain entities fading in over what they replace (see
+    /// [`BiomeWorldStreaming::fade_seconds`](crate::BiomeWorldStreaming::fade_seconds)).
+    pub fading: usize,
+    /// Nodes applied since start.
+    pub applied_total: u64,
+    /// Wanted nodes whose build failed at the current settings (see [`ChunkFailed`]).
+    pub failed: usize,
+    /// Terrain triangles alive.
+    pub triangles: usize,
+    /// Far-forest triangles alive.
+    pub forest_triangles: usize,
+    /// Bytes of terrain mesh data alive.
+    pub mesh_bytes: usize,
+    /// Tree entities alive.
+    pub trees: usize,
+    /// Build times of the latest nodes, milliseconds (newest last, at most 256).
+    pub build_times_ms: VecDeque<f32>,
+    /// Main-thread time of the last frame's planning and task start, milliseconds.
+    pub stream_ms: f32,
+    /// Main-thread time of the last frame's spawning, despawning and fades, milliseconds.
+    pub apply_ms: f32,
+}
+
+impl BiomeWorldStats {
+    /// Whether every wanted node is built and applied at the current settings, and nothing
+    /// waits to go.
+    #[must_use]
+    pub fn is_idle(&self) -> bool {
+        self.in_flight == 0
+            && self.queued == 0
+            && self.ready == 0
+            && self.retiring == 0
+            && self.fading == 0
+    }
+
+    /// Mean of [`BiomeWorldStats::build_times_ms`].
+    #[must_use]
+    pub fn mean_build_ms(&self) -> f32 {
+        if self.build_times_ms.is_empty() {
+            return 0.0;
+        }
+        self.build_times_ms.iter().sum::<f32>() / self.build_times_ms.len() as f32
+    }
+
+    /// 99th percentile of [`BiomeWorldStats::build_times_ms`].
+    #[must_use]
+    pub fn p99_build_ms(&self) -> f32 {
+        let mut sorted: Vec<f32> = self.build_times_ms.iter().copied().collect();
+        if sorted.is_empty() {
+            return 0.0;
+        }
+        sorted.sort_by(f32::total_cmp);
+        sorted[((sorted.len() - 1) as f32 * 0.99).round() as usize]
+    }
+}
+
+/// A node built off the main thread, ready to become entities.
+pub(crate) struct BuiltNode {
+    mesh: Mesh,
+    /// The far forest of a coarse node.
+    forest: Option<Mesh>,
+    /// A chunk's ground, for physics.
+    ground: Option<ChunkGround>,
+    trees: Vec<TreeInstance>,
+    below_sea: bool,
+    /// The water of its rivers and lakes.
+    river_water: Option<Mesh>,
+}
+
+/// A terrain entity, with what it costs.
+pub(crate) struct TerrainNode {
+    entity: Entity,
+    forest: Option<Entity>,
+    layout: ChunkLayout,
+    pub(crate) triangles: usize,
+    pub(crate) forest_triangles: usize,
+    pub(crate) bytes: usize,
+    pub(crate) trees: usize,
+    /// The terrain material it shares with the nodes of its settings (none without a renderer).
+    shared: Option<Handle<TerrainMaterial>>,
+    /// Its own material while it fades in.
+    fading: Option<Handle<TerrainMaterial>>,
+}
+
+/// Terrain as a kind of the streamer.
+#[derive(Default)]
+pub(crate) struct TerrainKind {
+    far_trees: Arc<FarTrees>,
+}
+
+impl StreamKind for TerrainKind {
+    type Built = BuiltNode;
+    type Node = TerrainNode;
+
+    fn build(
+        &mut self,
+        world: &mut World,
+        key: BuildKey,
+    ) -> impl FnOnce(&AtomicBool) -> Result<BuiltNode, ChunkError> + Send + 'static {
+        let mesh_usage = world.resource::<ChunkMeshOptions>().usage();
+        let colors = if world.contains_resource::<Assets<TerrainMaterial>>() {
+            TerrainColors::PerPixel
+        } else {
+            TerrainColors::Final
+        };
+        let state = world.resource::<BiomeWorldState>();
+        let (generator, layout, epoch) = (
+            state.generator.clone(),
+            state.settings.layout,
+            state.generation,
+        );
+        let stride = state.settings.far_forest_stride(key.node.level);
+        let coarse_trees = key.node.level > 0 && state.settings.tree_entities_at(key.node.level);
+        let far_trees = self.far_trees.clone();
+        // The physics plugin's share, where its colliders and the terrain lend each other
+        // densities.
+        let slot = world
+            .get_resource_mut::<DensityShare>()
+            .filter(|_| key.node.level == 0)
+            .map(|mut share| share.slot(key.node, epoch));
+        move |cancel: &AtomicBool| {
+            let mut data = match slot {
+                Some(slot) => {
+                    let density = slot.get_or_sample(DensityUser::Terrain, || {
+                        generator.node_density(key.node, &layout, cancel)
+                    })?;
+                    generator.build_node_from(key.node, &layout, key.stitch, &density, cancel)?
+                }
+                None => generator.build_node(key.node, &layout, key.stitch, cancel)?,
+            };
+            let mesh = chunk_mesh(&data, mesh_usage, colors);
+            let river_water = river_water_mesh(std::mem::take(&mut data.river_water), mesh_usage);
+            // The node's trees on every `stride`-th grid cell, relative to its origin (standing
+            // at full-detail ground heights).
+            let node_trees = |stride: u32| -> Vec<TreeInstance> {
+                let (min, size) = (data.origin, key.node.size(&layout));
+                generator
+                    .trees_in_rect_every(min, [min[0] + size, min[1] + size], stride)
+                    .iter()
+                    .map(|tree| tree.relative_to(min))
+                    .collect()
+            };
+            let forest = stride.and_then(|stride| {
+                far_trees.forest_mesh(&node_trees(stride), stride as f32, mesh_usage)
+            });
+            // The core gives chunks their trees; coarser nodes that carry tree entities get
+            // theirs here.
+            let trees = if coarse_trees {
+                node_trees(1)
+            } else {
+                data.trees
+            };
+            let ground = (key.node.level == 0).then(|| ChunkGround {
+                heights: data.heights,
+                trees: trees.clone(),
+            });
+            Ok(BuiltNode {
+                mesh,
+                forest,
+                ground,
+                below_sea: data.min_height < 0.0,
+                river_water,
+                trees,
+            })
+        }
+    }
+
+    fn spawn(&mut self, world: &mut World, key: BuildKey, built: BuiltNode) -> TerrainNode {
+        spawn_node(world, key, built)
+    }
+
+    fn root(node: &TerrainNode) -> Entity {
+        node.entity
+    }
+
+    fn show(&mut self, world: &mut World, key: BuildKey, node: &mut TerrainNode, fade: bool) {
+        if fade {
+            node.fading = node.shared.as_ref().and_then(|shared| {
+                let mut materials = world.get_resource_mut::<Assets<TerrainMaterial>>()?;
+                ChunkAssets::fading_material(shared, &mut materials)
+            });
+            if let Some(material) = &node.fading {
+                set_material(world, node, material.clone());
+            }
+        }
+        let mut entity = world.entity_mut(node.entity);
+        entity.insert(Visibility::Inherited);
+        if fade {
+            entity.insert(ChunkFade { progress: 0.0 });
+        }
+        world.write_message(ChunkSpawned {
+            node: key.node,
+            layout: node.layout,
+            entity: node.entity,
+        });
+    }
+
+    fn fade(&mut self, world: &mut World, node: &mut TerrainNode, progress: f32) {
+        if progress < 1.0 {
+            if let Some(mut fade) = world.get_mut::<ChunkFade>(node.entity) {
+                fade.progress = progress;
+            }
+            if let (Some(material), Some(mut materials)) = (
+                &node.fading,
+                world.get_resource_mut::<Assets<TerrainMaterial>>(),
+            ) && let Some(mut material) = materials.get_mut(material)
+            {
+                material.extension.surface.fade = progress;
+            }
+            return;
+        }
+        if let Ok(mut entity) = world.get_entity_mut(node.entity) {
+            entity.remove::<ChunkFade>();
+        }
+        if let Some(shared) = node.shared.clone()
+            && node.fading.is_some()
+        {
+            set_material(world, node, shared);
+        }
+        drop_material(world, node.fading.take());
+    }
+
+    fn replaced(&mut self, world: &mut World, node: &mut TerrainNode) {
+        if let Ok(mut entity) = world.get_entity_mut(node.entity) {
+            entity.insert(ChunkReplaced);
+        }
+    }
+
+    fn hide(&mut self, world: &mut World, node: &mut TerrainNode) {
+        if let Ok(mut entity) = world.get_entity_mut(node.entity) {
+            entity.insert(Visibility::Hidden);
+        }
+    }
+
+    fn despawn_part(&mut self, world: &mut World, key: BuildKey, node: &mut TerrainNode) -> bool {
+        if let Ok(entity) = world.get_entity_mut(node.entity) {
+            entity.despawn();
+        }
+        drop_material(world, node.fading.take());
+        world.write_message(ChunkDespawned {
+            node: key.node,
+            layout: node.layout,
+            entity: node.entity,
+        });
+        true
+    }
+
+    fn lost(&mut self, world: &mut World, key: BuildKey, mut node: TerrainNode) {
+        self.despawn_part(world, key, &mut node);
+    }
+
+    fn failed(&mut self, world: &mut World, key: BuildKey, reason: &str) {
+        error!("biome world node {:?} failed to build: {reason}", key.node);
+        let layout = world.resource::<BiomeWorldState>().settings.layout;
+        world.write_message(ChunkFailed {
+            node: key.node,
+            layout,
+            reason: reason.to_owned(),
+        });
+    }
+
+    fn planned(&mut self, world: &mut World, planner: &ChunkPlanner) {
+        // A density stays shared while a build holds it or this terrain has still to build its
+        // chunk at full detail: a collider's pass waits there for the terrain's build to take it.
+        let epoch = world.resource::<BiomeWorldState>().generation;
+        if let Some(mut share) = world.get_resource_mut::<DensityShare>() {
+            share.prune(epoch, |node| {
+                node.level == 0
+                    && planner.wanted().get(&node).is_some_and(|&stitch| {
+                        planner.wants(&BuildKey {
+                            node,
+                            stitch,
+                            epoch,
+                        })
+                    })
+            });
+        }
+    }
+}
+
+/// Gives the terrain entity of `node` and its far forest `material`.
+fn set_material(world: &mut World, node: &TerrainNode, material: Handle<TerrainMaterial>) {
+    // The terrain and its far forest share the material.
+    for entity in std::iter::once(node.entity).chain(node.forest) {
+        if let Ok(mut entity) = world.get_entity_mut(entity) {
+            entity.insert(MeshMaterial3d(material.clone()));
+        }
+    }
+}
+
+/// Removes a fading node's own material.
+fn drop_material(world: &mut World, material: Option<Handle<TerrainMaterial>>) {
+    if let (Some(material), Some(mut materials)) = (
+        material,
+        world.get_resource_mut::<Assets<TerrainMaterial>>(),
+    ) {
+        materials.remove(&material);
+    }
+}
+
+/// Spawns a built node, hidden: the terrain entity with its water surface and trees as children.
+fn spawn_node(world: &mut World, key: BuildKey, built: BuiltNode) -> TerrainNode {
+    let state = world.resource::<BiomeWorldState>();
+    let (layout, generation) = (state.settings.layout, state.generation);
+    let (water, trees) = (state.settings.water, state.settings.trees);
+    let generator = state.generator.clone();
+    let shared = world.resource_scope(|world, mut assets: Mut<ChunkAssets>| {
+        let mut materials = world.get_resource_mut::<Assets<TerrainMaterial>>()?;
+        Some(assets.terrain_material(generator.settings(), layout.style, &mut materials))
+    });
+    let origin = key.node.origin(&layout);
+    let bytes = mesh_bytes(&built.mesh);
+    let triangles = built.mesh.indices().map_or(0, |i| i.len() / 3);
+    let mesh = world.resource_mut::<Assets<Mesh>>().add(built.mesh);
+    let forest_triangles = built.forest.as_ref().map_or(0, |m| m.count_vertices() / 3);
+    let forest = built
+        .forest
+        .map(|forest| world.resource_mut::<Assets<Mesh>>().add(forest));
+    let mut terrain = world.spawn((
+        BiomeChunk {
+            node: key.node,
+            layout,
+            stitch: key.stitch,
+            generation,
+        },
+        Mesh3d(mesh),
+        Transform::from_xyz(origin[0] as f32, 0.0, origin[1] as f32),
+        Visibility::Hidden,
+    ));
+    if let Some(ground) = built.ground {
+        terrain.insert(ground);
+    }
+    let entity = terrain.id();
+    // The forest shares the terrain's material: its vertex colours are final (it has no UVs),
+    // and it fades with the node.
+    let forest = forest.map(|mesh| {
+        world
+            .spawn((
+                BiomeForest,
+                Mesh3d(mesh),
+                Transform::IDENTITY,
+                ChildOf(entity),
+            ))
+            .id()
+    });
+    for part in std::iter::once(entity).chain(forest) {
+        let mut part = world.entity_mut(part);
+        match &shared {
+            Some(material) => part.insert(MeshMaterial3d(material.clone())),
+            None => {
+                let material = part.world().resource::<ChunkAssets>().terrain.clone();
+                part.insert(MeshMaterial3d(material))
+            }
+        };
+    }
+    if water && built.below_sea {
+        let (quad, material) = world.resource_scope(|world, mut assets: Mut<ChunkAssets>| {
+            let quad = assets.water_quad(
+                key.node.size(&layout) as f32,
+                &mut world.resource_mut::<Assets<Mesh>>(),
+            );
+            (quad, assets.water.clone())
+        });
+        world.spawn((
+            BiomeWater,
+            Mesh3d(quad),
+            MeshMaterial3d(material),
+            Transform::IDENTITY,
+            ChildOf(entity),
+        ));
+    }
+    if water && let Some(river) = built.river_water {
+        let mesh = world.resource_mut::<Assets<Mesh>>().add(river);
+        let material = world.resource::<ChunkAssets>().water.clone();
+        world.spawn((
+            BiomeRiverWater,
+            Mesh3d(mesh),
+            MeshMaterial3d(material),
+            Transform::IDENTITY,
+            ChildOf(entity),
+        ));
+    }
+    let mut tree_count = 0;
+    if trees
+        && !built.trees.is_empty()
+        && let Some(models) = world.get_resource::<TreeModels>()
+    {
+        let bundles: Vec<_> = built
+            .trees
+            .iter()
+            .map(|tree| (models.bundle(tree), ChildOf(entity)))
+            .collect();
+        tree_count = bundles.len();
+        world.spawn_batch(bundles);
+    }
+    TerrainNode {
+        entity,
+        forest,
+        layout,
+        triangles,
+        forest_triangles,
+        bytes,
+        trees: tree_count,
+        shared,
+        fading: None,
+    }
+}

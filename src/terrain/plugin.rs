@@ -1,0 +1,152 @@
+//! The terrain's ECS side: its streamer as a resource, and the two systems that feed it the
+//! anchors and apply its answer within the main-thread budget.
+
+use std::time::Duration;
+
+use bevy::platform::time::Instant;
+use bevy::prelude::*;
+
+use super::{
+    BiomeChunk, BiomeRiverWater, BiomeWater, BiomeWorldAnchor, BiomeWorldStats, ChunkAssets,
+    ChunkDespawned, ChunkFade, ChunkFailed, ChunkGround, ChunkReplaced, ChunkSpawned, TerrainKind,
+    TerrainMaterial,
+};
+use crate::BiomeWorldSystems;
+use crate::settings::BiomeWorldState;
+use crate::stream::{Budget, NodeStreamer, StreamView, anchor_points, record_build_times};
+
+/// Streams the terrain around every [`BiomeWorldAnchor`]: part of [`crate::BiomeWorldPlugin`].
+#[derive(Clone, Copy, Debug, Default)]
+pub struct BiomeTerrainPlugin;
+
+impl Plugin for BiomeTerrainPlugin {
+    fn build(&self, app: &mut App) {
+        app.init_resource::<BiomeWorldStats>()
+            .init_resource::<TerrainStreamer>()
+            .register_type::<BiomeWorldStats>()
+            .register_type::<ChunkAssets>()
+            .register_type::<BiomeWorldAnchor>()
+            .register_type::<BiomeChunk>()
+            .register_type::<ChunkGround>()
+            .register_type::<ChunkFade>()
+            .register_type::<ChunkReplaced>()
+            .register_type::<BiomeWater>()
+            .register_type::<BiomeRiverWater>()
+            .register_type::<ChunkSpawned>()
+            .register_type::<ChunkDespawned>()
+            .register_type::<ChunkFailed>()
+            .add_message::<ChunkSpawned>()
+            .add_message::<ChunkDespawned>()
+            .add_message::<ChunkFailed>()
+            .add_systems(
+                Update,
+                (
+                    stream_terrain.in_set(BiomeWorldSystems::Stream),
+                    apply_terrain.in_set(BiomeWorldSystems::Apply),
+                ),
+            );
+        // With a renderer, terrain gets the material that draws shores and snow per pixel.
+        if app.is_plugin_added::<bevy::pbr::PbrPlugin>() {
+            super::add_terrain_material(app);
+        }
+    }
+
+    fn finish(&self, app: &mut App) {
+        if app.is_plugin_added::<bevy::pbr::PbrPlugin>()
+            && !app.world().contains_resource::<Assets<TerrainMaterial>>()
+        {
+            warn!(
+                "BiomeWorldPlugin was added before the renderer: terrain uses per-vertex colours; \
+                 add it after DefaultPlugins for shores and snow lines drawn per pixel"
+            );
+        }
+        if !app.world().contains_resource::<ChunkAssets>() {
+            let world = app.world_mut();
+            let assets = ChunkAssets::new(&mut world.resource_mut::<Assets<StandardMaterial>>());
+            world.insert_resource(assets);
+        }
+    }
+}
+
+/// The terrain's streamer.
+#[derive(Resource, Default)]
+pub(crate) struct TerrainStreamer(pub(crate) NodeStreamer<TerrainKind>);
+
+/// Share of the last frame's time the apply step may take when that beats its budget.
+const SLOW_FRAME_SHARE: f64 = 0.05;
+
+/// Feeds the streamer the anchors and the streaming settings: it forgets entities game code
+/// despawned, drops builds no longer wanted and starts wanted ones, most urgent first.
+///
+/// Like [`apply_terrain`] it runs on the main thread with the world to itself: the plugin's
+/// work then happens in one stretch there, with no hand-offs between threads inside a frame.
+fn stream_terrain(
+    world: &mut World,
+    anchors: &mut QueryState<&GlobalTransform, With<BiomeWorldAnchor>>,
+) {
+    let started = Instant::now();
+    let points = anchor_points(world, anchors);
+    let state = world.resource::<BiomeWorldState>();
+    let view = StreamView {
+        anchors: &points,
+        lod: state.streaming.lod(state.settings.layout),
+        epoch: state.generation,
+        max_tasks: state.streaming.max_tasks,
+        start_builds: true,
+    };
+    world.resource_scope(|world, mut streamer: Mut<TerrainStreamer>| {
+        streamer.0.update(world, &view);
+    });
+    world.resource_mut::<BiomeWorldStats>().stream_ms = started.elapsed().as_secs_f32() * 1000.0;
+}
+
+/// Collects finished builds, spawns and despawns within the main-thread budget, makes the
+/// planner's swaps and moves fades on; then counts.
+fn apply_terrain(world: &mut World) {
+    let started = Instant::now();
+    let streaming = world.resource::<BiomeWorldState>().streaming.clone();
+    // When frames are slow anyway (a software renderer, a debug build), a share of the frame
+    // time keeps nodes coming without being noticed.
+    let last_frame = world
+        .get_resource::<Time<Real>>()
+        .map_or(0.0, Time::delta_secs_f64);
+    let budget = (f64::from(streaming.apply_budget_ms) / 1000.0).max(last_frame * SLOW_FRAME_SHARE);
+    world.resource_scope(|world, mut streamer: Mut<TerrainStreamer>| {
+        let streamer = &mut streamer.0;
+        streamer.apply(
+            world,
+            &mut Budget::new(Duration::from_secs_f64(budget)),
+            streaming.fade_seconds,
+            last_frame as f32,
+        );
+        let mut stats = world.resource_mut::<BiomeWorldStats>();
+        let counts = streamer.counts();
+        record_build_times(&mut stats.build_times_ms, &counts.build_times);
+        stats.loaded = counts.shown;
+        stats.in_flight = counts.in_flight;
+        stats.queued = counts.queued;
+        stats.ready = counts.ready;
+        stats.retiring = counts.retiring;
+        stats.fading = counts.fading;
+        stats.failed = counts.failed;
+        stats.applied_total = counts.applied_total;
+        stats.loaded_per_level.clear();
+        let (mut triangles, mut forest_triangles, mut bytes, mut trees) = (0, 0, 0, 0);
+        for (key, node) in streamer.shown() {
+            let level = usize::from(key.node.level);
+            if stats.loaded_per_level.len() <= level {
+                stats.loaded_per_level.resize(level + 1, 0);
+            }
+            stats.loaded_per_level[level] += 1;
+            triangles += node.triangles;
+            forest_triangles += node.forest_triangles;
+            bytes += node.bytes;
+            trees += node.trees;
+        }
+        stats.triangles = triangles;
+        stats.forest_triangles = forest_triangles;
+        stats.mesh_bytes = bytes;
+        stats.trees = trees;
+    });
+    world.resource_mut::<BiomeWorldStats>().apply_ms = started.elapsed().as_secs_f32() * 1000.0;
+}

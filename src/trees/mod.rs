@@ -1,0 +1,468 @@
+//! Trees: one low-poly mesh and one material per species, built in code and shared by every
+//! tree of that species, so the renderer batches them ([`TreeModels`]). Trees are child entities
+//! of their terrain node and leave with it. Coarser nodes carry far forests instead: one merged
+//! mesh per node of a thinned subset of the same trees, each a three-sided spire as wide and tall
+//! as its tree, in its canopy colour ([`FarTrees`]).
+
+use bevy::asset::RenderAssetUsages;
+use bevy::math::primitives::{Cone, Cuboid, Cylinder, Sphere};
+use bevy::mesh::{ConeAnchor, CylinderAnchor, Mesh, MeshBuilder, Meshable, VertexAttributeValues};
+use bevy::prelude::*;
+use biome_core::TreeInstance;
+use biome_core::world::TreeSpecies;
+
+/// The trees' models and components: part of [`crate::BiomeWorldPlugin`]. A game's own
+/// [`TreeModels`], inserted before the app starts, is kept.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct BiomeTreesPlugin;
+
+impl Plugin for BiomeTreesPlugin {
+    fn build(&self, app: &mut App) {
+        app.register_type::<BiomeTree>()
+            .register_type::<BiomeForest>()
+            .register_type::<TreeModels>();
+    }
+
+    fn finish(&self, app: &mut App) {
+        if app.world().contains_resource::<TreeModels>() {
+            return;
+        }
+        let world = app.world_mut();
+        let models = world.resource_scope(|world, mut materials: Mut<Assets<StandardMaterial>>| {
+            TreeModels::new(&mut world.resource_mut::<Assets<Mesh>>(), &mut materials)
+        });
+        world.insert_resource(models);
+    }
+}
+
+/// Marks the far-forest mesh of a coarse terrain node (a child of its [`crate::BiomeChunk`]).
+#[derive(Component, Reflect, Clone, Copy, Debug, Default)]
+#[reflect(Component, Default, Debug, Clone)]
+pub struct BiomeForest;
+
+/// The far look of every species: a spire (three sloped faces) with the tree's footprint and
+/// height and its average colour, indexed by [`TreeSpecies::index`].
+#[derive(Clone, Debug)]
+pub struct FarTrees {
+    shapes: Vec<FarShape>,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct FarShape {
+    radius: f32,
+    height: f32,
+    color: [f32; 4],
+}
+
+impl Default for FarTrees {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl FarTrees {
+    /// The far shapes, measured from [`tree_mesh`].
+    #[must_use]
+    pub fn new() -> Self {
+        let shapes = TreeSpecies::ALL
+            .iter()
+            .map(|&species| {
+                let mesh = tree_mesh(species);
+                let (Some(VertexAttributeValues::Float32x3(positions)), Some(colors)) = (
+                    mesh.attribute(Mesh::ATTRIBUTE_POSITION),
+                    mesh.attribute(Mesh::ATTRIBUTE_COLOR),
+                ) else {
+                    unreachable!("tree meshes have positions and colours");
+                };
+                let VertexAttributeValues::Float32x4(colors) = colors else {
+                    unreachable!("tree colours are linear RGBA");
+                };
+                let radius = positions
+                    .iter()
+                    .map(|p| p[0].hypot(p[2]))
+                    .fold(0.0, f32::max);
+                let height = positions.iter().map(|p| p[1]).fold(0.0, f32::max);
+                // The crown's colour: from afar the trunk hardly shows.
+                let crown: Vec<&[f32; 4]> = positions
+                    .iter()
+                    .zip(colors)
+                    .filter(|(p, _)| p[1] > height * 0.45)
+                    .map(|(_, c)| c)
+                    .collect();
+                let mut color = [0.0; 4];
+                for c in &crown {
+                    for (sum, v) in color.iter_mut().zip(c.iter()) {
+                        *sum += v / crown.len() as f32;
+                    }
+                }
+                FarShape {
+                    radius,
+                    height,
+                    color,
+                }
+            })
+            .collect();
+        Self { shapes }
+    }
+
+    /// One mesh of `trees` (positions relative to the node) as spires, `widen` times wider than
+    /// their trees (a thinned forest keeps its cover); `None` without trees.
+    #[must_use]
+    pub fn forest_mesh(
+        &self,
+        trees: &[TreeInstance],
+        widen: f32,
+        usage: RenderAssetUsages,
+    ) -> Option<Mesh> {
+        if trees.is_empty() {
+            return None;
+        }
+        let mut positions = Vec::with_capacity(trees.len() * 9);
+        let mut normals = Vec::with_capacity(trees.len() * 9);
+        let mut colors = Vec::with_capacity(trees.len() * 9);
+        for tree in trees {
+            let shape = self.shapes[tree.species.index()];
+            let base = Vec3::from_array(tree.position);
+            let apex = base + Vec3::Y * shape.height * tree.scale;
+            let radius = shape.radius * tree.scale * widen;
+            let corner = |k: f32| {
+                let angle = tree.yaw + k * std::f32::consts::TAU / 3.0;
+                base + Vec3::new(angle.cos(), 0.0, angle.sin()) * radius
+            };
+            let corners = [corner(0.0), corner(1.0), corner(2.0)];
+            for k in 0..3 {
+                let (a, b) = (corners[k], corners[(k + 1) % 3]);
+                // Counter-clockwise seen from outside.
+                let normal = (apex - a).cross(b - a).normalize_or_zero();
+                for p in [a, apex, b] {
+                    positions.push(p.to_array());
+                    normals.push(normal.to_array());
+                    colors.push(shape.color);
+                }
+            }
+        }
+        Some(
+            Mesh::new(bevy::mesh::PrimitiveTopology::TriangleList, usage)
+                .with_inserted_attribute(Mesh::ATTRIBUTE_POSITION, positions)
+                .with_inserted_attribute(Mesh::ATTRIBUTE_NORMAL, normals)
+                .with_inserted_attribute(Mesh::ATTRIBUTE_COLOR, colors),
+        )
+    }
+}
+
+/// Marks a tree entity, with its species.
+#[derive(Component, Reflect, Clone, Copy, Debug, PartialEq, Eq)]
+#[reflect(Component, Debug, Clone, PartialEq)]
+pub struct BiomeTree(pub TreeSpecies);
+
+/// The components of one tree entity.
+pub(crate) type TreeBundle = (
+    BiomeTree,
+    Mesh3d,
+    MeshMaterial3d<StandardMaterial>,
+    Transform,
+);
+
+/// The shared mesh and material of every species, indexed by [`TreeSpecies::index`].
+#[derive(Resource, Reflect, Clone, Debug)]
+#[reflect(Resource, Debug, Clone)]
+pub struct TreeModels {
+    /// One mesh per species.
+    pub meshes: Vec<Handle<Mesh>>,
+    /// One material per species (white: the meshes carry their colours per vertex).
+    pub materials: Vec<Handle<StandardMaterial>>,
+}
+
+impl TreeModels {
+    pub(crate) fn new(meshes: &mut Assets<Mesh>, materials: &mut Assets<StandardMaterial>) -> Self {
+        Self {
+            meshes: TreeSpecies::ALL
+                .iter()
+                .map(|&species| meshes.add(tree_mesh(species)))
+                .collect(),
+            materials: TreeSpecies::ALL
+                .iter()
+                .map(|&species| {
+                    materials.add(StandardMaterial {
+                        perceptual_roughness: 0.95,
+                        reflectance: 0.2,
+                        // Cactus skin has a little sheen; leaves and bark do not.
+                        metallic: if species == TreeSpecies::Cactus {
+                            0.05
+                        } else {
+                            0.0
+                        },
+                        ..default()
+                    })
+                })
+                .collect(),
+        }
+    }
+
+    /// The components of one tree standing at `tree` on its chunk.
+    pub(crate) fn bundle(&self, tree: &TreeInstance) -> TreeBundle {
+        let i = tree.species.index();
+        (
+            BiomeTree(tree.species),
+            Mesh3d(self.meshes[i].clone()),
+            MeshMaterial3d(self.materials[i].clone()),
+            Transform {
+                translation: Vec3::from_array(tree.position),
+                rotation: Quat::from_rotation_y(tree.yaw),
+                scale: Vec3::splat(tree.scale),
+            },
+        )
+    }
+}
+
+const BARK: Color = Color::srgb(0.36, 0.25, 0.16);
+const PALE_BARK: Color = Color::srgb(0.86, 0.84, 0.78);
+const NEEDLES: Color = Color::srgb(0.13, 0.30, 0.17);
+const SNOW: Color = Color::srgb(0.92, 0.95, 0.97);
+const LEAVES: Color = Color::srgb(0.22, 0.45, 0.16);
+const LIGHT_LEAVES: Color = Color::srgb(0.45, 0.62, 0.22);
+const SWAMP_LEAVES: Color = Color::srgb(0.27, 0.36, 0.16);
+const DRY_LEAVES: Color = Color::srgb(0.46, 0.50, 0.20);
+const FRONDS: Color = Color::srgb(0.30, 0.55, 0.18);
+const CACTUS: Color = Color::srgb(0.28, 0.52, 0.26);
+
+/// One part of a tree or a scattered object: a mesh, where it goes and its colour.
+pub(crate) fn part(mesh: Mesh, transform: Transform, color: Color) -> Mesh {
+    let mut mesh = mesh.transformed_by(transform);
+    // Primitive meshes carry UVs and tangents the trees do not need; keep what every part shares.
+    mesh.remove_attribute(Mesh::ATTRIBUTE_UV_0);
+    let count = mesh.count_vertices();
+    let linear = color.to_linear().to_f32_array();
+    mesh.insert_attribute(
+        Mesh::ATTRIBUTE_COLOR,
+        VertexAttributeValues::Float32x4(vec![linear; count]),
+    );
+    mesh
+}
+
+/// A trunk's size at scale 1: what the meshes draw and physics stands in trees' way.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TrunkSize {
+    /// Radius, world units.
+    pub radius: f32,
+    /// Height from the ground, world units.
+    pub height: f32,
+}
+
+/// The trunk of `species` at scale 1.
+#[must_use]
+pub fn trunk_size(species: TreeSpecies) -> TrunkSize {
+    let (radius, height) = match species {
+        TreeSpecies::Conifer | TreeSpecies::SnowyConifer => (0.22, 2.0),
+        TreeSpecies::Broadleaf => (0.25, 2.6),
+        TreeSpecies::Birch => (0.14, 3.4),
+        TreeSpecies::SwampTree => (0.35, 1.8),
+        TreeSpecies::Acacia => (0.16, 3.0),
+        TreeSpecies::Palm => (0.16, 5.0),
+        TreeSpecies::Cactus => (0.28, 2.6),
+    };
+    TrunkSize { radius, height }
+}
+
+fn trunk(species: TreeSpecies, color: Color) -> Mesh {
+    let TrunkSize { radius, height } = trunk_size(species);
+    part(
+        Cylinder::new(radius, height)
+            .mesh()
+            .resolution(6)
+            .anchor(CylinderAnchor::Bottom)
+            .build(),
+        Transform::IDENTITY,
+        color,
+    )
+}
+
+fn cone(radius: f32, height: f32, base: f32, color: Color) -> Mesh {
+    part(
+        Cone { radius, height }
+            .mesh()
+            .resolution(7)
+            .anchor(ConeAnchor::Base)
+            .build(),
+        Transform::from_xyz(0.0, base, 0.0),
+        color,
+    )
+}
+
+pub(crate) fn blob(radius: f32, center: Vec3, squash: Vec3, color: Color) -> Mesh {
+    let sphere = Sphere::new(radius)
+        .mesh()
+        .ico(1)
+        .expect("1 subdivision is in range");
+    part(
+        sphere,
+        Transform::from_translation(center).with_scale(squash),
+        color,
+    )
+}
+
+pub(crate) fn merged(parts: Vec<Mesh>) -> Mesh {
+    let mut parts = parts.into_iter();
+    let mut mesh = parts.next().expect("a mesh has parts");
+    for other in parts {
+        mesh.merge(&other).expect("parts share their attributes");
+    }
+    // Shared by every tree or object on screen; the main world never reads it again.
+    mesh.asset_usage = RenderAssetUsages::RENDER_WORLD;
+    mesh
+}
+
+/// The low-poly mesh of a species, about 1 unit of scale being a tree of ordinary size (metres).
+#[must_use]
+pub fn tree_mesh(species: TreeSpecies) -> Mesh {
+    match species {
+        TreeSpecies::Conifer => merged(vec![
+            trunk(species, BARK),
+            cone(1.7, 3.2, 1.4, NEEDLES),
+            cone(1.3, 2.8, 3.0, NEEDLES),
+            cone(0.9, 2.4, 4.6, NEEDLES),
+        ]),
+        TreeSpecies::SnowyConifer => merged(vec![
+            trunk(species, BARK),
+            cone(1.7, 3.2, 1.4, NEEDLES),
+            cone(1.3, 2.8, 3.0, SNOW),
+            cone(0.9, 2.4, 4.6, SNOW),
+        ]),
+        TreeSpecies::Broadleaf => merged(vec![
+            trunk(species, BARK),
+            blob(
+                1.9,
+                Vec3::new(0.0, 3.9, 0.0),
+                Vec3::new(1.0, 0.85, 1.0),
+                LEAVES,
+            ),
+            blob(1.2, Vec3::new(0.9, 3.3, 0.4), Vec3::ONE, LEAVES),
+        ]),
+        TreeSpecies::Birch => merged(vec![
+            trunk(species, PALE_BARK),
+            blob(
+                1.1,
+                Vec3::new(0.0, 4.4, 0.0),
+                Vec3::new(1.0, 1.6, 1.0),
+                LIGHT_LEAVES,
+            ),
+        ]),
+        TreeSpecies::SwampTree => merged(vec![
+            trunk(species, BARK),
+            blob(
+                2.3,
+                Vec3::new(0.0, 2.6, 0.0),
+                Vec3::new(1.0, 0.45, 1.0),
+                SWAMP_LEAVES,
+            ),
+            cone(1.6, 1.6, 1.2, SWAMP_LEAVES),
+        ]),
+        TreeSpecies::Acacia => merged(vec![
+            trunk(species, BARK),
+            part(
+                Cylinder::new(2.4, 0.45).mesh().resolution(8).build(),
+                Transform::from_xyz(0.0, 3.2, 0.0),
+                DRY_LEAVES,
+            ),
+        ]),
+        TreeSpecies::Palm => {
+            let mut parts = vec![trunk(species, BARK)];
+            for k in 0..5 {
+                let yaw = k as f32 * std::f32::consts::TAU / 5.0;
+                let frond = Cuboid::new(0.5, 0.08, 2.4).mesh().build();
+                let transform = Transform::from_xyz(0.0, 5.0, 0.0)
+                    * Transform::from_rotation(
+                        Quat::from_rotation_y(yaw) * Quat::from_rotation_x(0.35),
+                    )
+                    * Transform::from_xyz(0.0, 0.0, 1.1);
+                parts.push(part(frond, transform, FRONDS));
+            }
+            merged(parts)
+        }
+        TreeSpecies::Cactus => merged(vec![
+            trunk(species, CACTUS),
+            part(
+                Cylinder::new(0.18, 1.0).mesh().resolution(6).build(),
+                Transform::from_xyz(0.55, 1.5, 0.0),
+                CACTUS,
+            ),
+            part(
+                Cuboid::new(0.5, 0.3, 0.3).mesh().build(),
+                Transform::from_xyz(0.3, 1.05, 0.0),
+                CACTUS,
+            ),
+        ]),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn far_trees_are_spires_facing_outwards() {
+        let far = FarTrees::new();
+        let trees: Vec<TreeInstance> = TreeSpecies::ALL
+            .iter()
+            .enumerate()
+            .map(|(k, &species)| TreeInstance {
+                position: [k as f32 * 10.0, 5.0, 3.0],
+                species,
+                scale: 1.2,
+                yaw: k as f32,
+            })
+            .collect();
+        let mesh = far
+            .forest_mesh(&trees, 2.0, RenderAssetUsages::MAIN_WORLD)
+            .unwrap();
+        assert_eq!(mesh.count_vertices(), trees.len() * 9);
+        let Some(VertexAttributeValues::Float32x3(positions)) =
+            mesh.attribute(Mesh::ATTRIBUTE_POSITION)
+        else {
+            panic!("no positions");
+        };
+        let Some(VertexAttributeValues::Float32x3(normals)) =
+            mesh.attribute(Mesh::ATTRIBUTE_NORMAL)
+        else {
+            panic!("no normals");
+        };
+        for (k, tree) in trees.iter().enumerate() {
+            let base = Vec3::from_array(tree.position);
+            for v in 0..9 {
+                let (p, n) = (
+                    Vec3::from_array(positions[k * 9 + v]),
+                    Vec3::from_array(normals[k * 9 + v]),
+                );
+                assert!(p.y >= base.y - 1e-4, "on or above the ground");
+                let outwards = (p - base).with_y(0.0);
+                assert!(n.y > 0.0 && n.dot(outwards) >= -1e-4, "faces out and up");
+            }
+        }
+        assert!(
+            far.forest_mesh(&[], 1.0, RenderAssetUsages::MAIN_WORLD)
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn every_species_has_a_coloured_mesh_standing_on_the_ground() {
+        for species in TreeSpecies::ALL {
+            let mesh = tree_mesh(species);
+            let count = mesh.count_vertices();
+            assert!(count > 10, "{species:?} has {count} vertices");
+            assert!(mesh.attribute(Mesh::ATTRIBUTE_COLOR).is_some());
+            let Some(VertexAttributeValues::Float32x3(positions)) =
+                mesh.attribute(Mesh::ATTRIBUTE_POSITION)
+            else {
+                panic!("{species:?} has no positions");
+            };
+            let lowest = positions.iter().map(|p| p[1]).fold(f32::INFINITY, f32::min);
+            let highest = positions
+                .iter()
+                .map(|p| p[1])
+                .fold(f32::NEG_INFINITY, f32::max);
+            assert!(lowest.abs() < 0.01, "{species:?} starts at {lowest}");
+            assert!(highest > 2.0, "{species:?} is only {highest} tall");
+        }
+    }
+}
