@@ -7,6 +7,7 @@ mod common;
 
 use std::collections::{HashMap, HashSet};
 
+use bevy::diagnostic::DiagnosticsStore;
 use bevy::ecs::message::MessageCursor;
 use bevy::ecs::system::RunSystemOnce;
 use bevy::mesh::{Indices, VertexAttributeValues};
@@ -1206,4 +1207,31 @@ fn every_frame_of_a_flight_at_300_units_a_second_is_watertight() {
 #[test]
 fn every_frame_of_a_flight_at_1000_units_a_second_is_watertight() {
     watch_flight(1000.0, 12, 1024.0, 0x5eed_1000);
+}
+
+/// The streamer's timings and counts reach Bevy's `DiagnosticsStore`, beside the stats.
+#[test]
+fn timings_reach_bevys_diagnostics() {
+    let mut h = Harness::new(settings());
+    h.run_until_idle();
+    let stats = h.stats().clone();
+    let store = h.app.world().resource::<DiagnosticsStore>();
+    let builds: Vec<f64> = store
+        .get(BiomeWorldStats::BUILD_TIME)
+        .expect("registered")
+        .measurements()
+        .map(|m| m.value)
+        .collect();
+    assert_eq!(builds.len(), stats.applied_total.min(256) as usize);
+    assert!(
+        builds.iter().all(|&ms| ms > 0.0 && ms < 60_000.0),
+        "{builds:?}"
+    );
+    let latest = |path| store.get_measurement(path).expect("measured").value;
+    assert_eq!(latest(BiomeWorldStats::NODES), stats.loaded as f64);
+    assert_eq!(
+        latest(BiomeWorldStats::APPLY_TIME),
+        stats.apply_time.as_secs_f64() * 1000.0
+    );
+    assert!(latest(BiomeWorldStats::STREAM_TIME) > 0.0);
 }

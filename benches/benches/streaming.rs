@@ -26,6 +26,8 @@
 
 use std::time::{Duration, Instant};
 
+#[cfg(feature = "avian")]
+use bevy::diagnostic::DiagnosticsStore;
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use bevy_biome_world::prelude::*;
@@ -231,11 +233,11 @@ fn fly(app: &mut App, anchor: Entity, speed: f32) -> Flight {
         plugin_ms.push(app.world().resource::<UpdateTime>().ms);
         #[cfg(feature = "avian")]
         if let Some(colliders) = app.world().get_resource::<BiomeColliderStats>() {
-            collider_ms.push(f64::from(colliders.stream_ms + colliders.apply_ms));
+            collider_ms.push((colliders.stream_time + colliders.apply_time).as_secs_f64() * 1000.0);
         }
         let stats = app.world().resource::<BiomeWorldStats>();
-        stream_ms.push(f64::from(stats.stream_ms));
-        apply_ms.push(f64::from(stats.apply_ms));
+        stream_ms.push(stats.stream_time.as_secs_f64() * 1000.0);
+        apply_ms.push(stats.apply_time.as_secs_f64() * 1000.0);
         if let Some(rest) = deadline.checked_duration_since(Instant::now()) {
             std::thread::sleep(rest);
         }
@@ -254,10 +256,12 @@ fn fly(app: &mut App, anchor: Entity, speed: f32) -> Flight {
         .world()
         .get_resource::<BiomeColliderStats>()
         .map(|stats| {
-            let mut builds: Vec<f64> = stats
-                .build_times_ms
-                .iter()
-                .map(|&ms| f64::from(ms))
+            let mut builds: Vec<f64> = app
+                .world()
+                .resource::<DiagnosticsStore>()
+                .get(BiomeColliderStats::BUILD_TIME)
+                .into_iter()
+                .flat_map(|diagnostic| diagnostic.measurements().map(|m| m.value))
                 .collect();
             builds.sort_by(f64::total_cmp);
             ColliderFlight {

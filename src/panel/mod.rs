@@ -13,6 +13,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use bevy::asset::io::file::FileAssetReader;
+use bevy::diagnostic::{DiagnosticPath, DiagnosticsStore};
 use bevy::prelude::*;
 use bevy::tasks::AsyncComputeTaskPool;
 use bevy::tasks::futures::check_ready;
@@ -267,6 +268,7 @@ fn panel_window(
     mut textures: ResMut<PanelTextures>,
     state: Res<BiomeWorldState>,
     stats: Res<BiomeWorldStats>,
+    diagnostics: Res<DiagnosticsStore>,
 ) -> Result {
     let ctx = contexts.ctx_mut()?;
     if view.snapshot_is_new
@@ -288,10 +290,25 @@ fn panel_window(
             &ui::Shown {
                 state: &state,
                 stats: &stats,
+                build_ms: mean_and_p99(&diagnostics, BiomeWorldStats::BUILD_TIME),
             },
         );
     }
     Ok(())
+}
+
+/// Mean and 99th percentile of the measurements kept of `path`.
+fn mean_and_p99(store: &DiagnosticsStore, path: &DiagnosticPath) -> Option<(f64, f64)> {
+    let mut values: Vec<f64> = store.get(path)?.measurements().map(|m| m.value).collect();
+    if values.is_empty() {
+        return None;
+    }
+    values.sort_by(f64::total_cmp);
+    let mean = values.iter().sum::<f64>() / values.len() as f64;
+    Some((
+        mean,
+        values[((values.len() - 1) as f64 * 0.99).round() as usize],
+    ))
 }
 
 #[cfg(test)]

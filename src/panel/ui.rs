@@ -34,6 +34,8 @@ pub(super) struct Panel<'a> {
 pub(super) struct Shown<'a> {
     pub(super) state: &'a BiomeWorldState,
     pub(super) stats: &'a BiomeWorldStats,
+    /// Mean and 99th percentile of the latest node build times, milliseconds.
+    pub(super) build_ms: Option<(f64, f64)>,
 }
 
 // Sliders clamp what the user enters, never a value already there: drawing a panel over a preset
@@ -341,13 +343,11 @@ fn stats(ui: &mut egui::Ui, view: &PanelView, shown: &Shown<'_>) {
             s.trees
         ));
         ui.end_row();
-        ui.label("Node build");
-        ui.label(format!(
-            "mean {:.2} ms, p99 {:.2} ms",
-            s.mean_build_ms(),
-            s.p99_build_ms()
-        ));
-        ui.end_row();
+        if let Some((mean, p99)) = shown.build_ms {
+            ui.label("Node build");
+            ui.label(format!("mean {mean:.2} ms, p99 {p99:.2} ms"));
+            ui.end_row();
+        }
         ui.label("Frame");
         ui.label(format!("{:.1} ms", view.frame_ms));
         ui.end_row();

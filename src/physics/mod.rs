@@ -46,10 +46,12 @@ mod plugin;
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
+use std::time::Duration;
 
 use avian3d::parry::shape::SharedShape;
 use avian3d::parry::utils::Array2;
 use avian3d::prelude::*;
+use bevy::diagnostic::DiagnosticPath;
 use bevy::prelude::*;
 use biome_core::world::SettingsError;
 use biome_core::{
@@ -59,7 +61,7 @@ use biome_core::{
 pub use plugin::{BiomeWorldPhysicsPlugin, BiomeWorldPhysicsSystems};
 
 use crate::settings::{BiomeWorldState, check_range};
-use crate::stream::{BuildKey, LodConfig, StreamKind};
+use crate::stream::{BuildKey, KindDiagnostics, LodConfig, StreamKind};
 use crate::terrain::share::{DensityShare, DensitySlot, DensityUser};
 use crate::terrain::{BiomeChunk, ChunkGround};
 use crate::trees::{TrunkSize, trunk_size};
@@ -213,18 +215,37 @@ pub struct BiomeColliderStats {
     /// Collider chunks whose build failed at the current settings (not retried until they
     /// change; the failures are logged).
     pub failed: usize,
-    /// How long the last builds took, milliseconds (the last 256).
-    pub build_times_ms: std::collections::VecDeque<f32>,
-    /// Main-thread time of the last frame's streaming system, milliseconds.
-    pub stream_ms: f32,
-    /// Main-thread time of the last frame's apply system, milliseconds.
-    pub apply_ms: f32,
+    /// Main-thread time of the last frame's streaming system.
+    pub stream_time: Duration,
+    /// Main-thread time of the last frame's apply system.
+    pub apply_time: Duration,
     /// Why the latest [`BiomeColliderSettings`] were refused, if they were (the last valid ones
     /// stay in use, if they fit the layout).
     pub error: Option<String>,
 }
 
 impl BiomeColliderStats {
+    /// [`DiagnosticsStore`](bevy::diagnostic::DiagnosticsStore) path of
+    /// [`BiomeColliderStats::stream_time`], milliseconds.
+    pub const STREAM_TIME: &DiagnosticPath =
+        &DiagnosticPath::const_new("biome_world/colliders/stream_time");
+    /// Diagnostics path of [`BiomeColliderStats::apply_time`], milliseconds.
+    pub const APPLY_TIME: &DiagnosticPath =
+        &DiagnosticPath::const_new("biome_world/colliders/apply_time");
+    /// Diagnostics path of each collider build's time off the main thread, milliseconds (the
+    /// last 256 kept).
+    pub const BUILD_TIME: &DiagnosticPath =
+        &DiagnosticPath::const_new("biome_world/colliders/build_time");
+    /// Diagnostics path of [`BiomeColliderStats::loaded`].
+    pub const CHUNKS: &DiagnosticPath = &DiagnosticPath::const_new("biome_world/colliders/chunks");
+
+    pub(crate) const DIAGNOSTICS: KindDiagnostics = KindDiagnostics {
+        stream_time: Self::STREAM_TIME,
+        apply_time: Self::APPLY_TIME,
+        build_time: Self::BUILD_TIME,
+        shown: Self::CHUNKS,
+    };
+
     /// Whether nothing is under way: every wanted collider is in and nothing waits to go.
     #[must_use]
     pub fn is_idle(&self) -> bool {

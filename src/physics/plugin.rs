@@ -13,7 +13,7 @@ use super::{
 };
 use crate::BiomeWorldSystems;
 use crate::settings::BiomeWorldState;
-use crate::stream::{Budget, NodeStreamer, StreamView, anchor_points, record_build_times};
+use crate::stream::{Budget, NodeStreamer, StreamView, anchor_points};
 use crate::terrain::share::{DensityShare, DensityUser};
 
 /// Colliders for the terrain and trees around every [`BiomeWorldCollider`] entity, tuned by
@@ -23,6 +23,7 @@ pub struct BiomeWorldPhysicsPlugin;
 
 impl Plugin for BiomeWorldPhysicsPlugin {
     fn build(&self, app: &mut App) {
+        BiomeColliderStats::DIAGNOSTICS.register(app);
         app.init_resource::<BiomeColliderSettings>()
             .init_resource::<BiomeColliderStats>()
             .init_resource::<ColliderStreamer>()
@@ -141,7 +142,7 @@ fn stream_colliders(
         colliders.streamer.kind_mut().trunks = trunks;
         colliders.streamer.update(world, &view);
     });
-    world.resource_mut::<BiomeColliderStats>().stream_ms = started.elapsed().as_secs_f32() * 1000.0;
+    world.resource_mut::<BiomeColliderStats>().stream_time = started.elapsed();
 }
 
 /// Collects finished builds, inserts and removes colliders within the budget; then counts.
@@ -173,7 +174,6 @@ fn apply_colliders(world: &mut World) {
         stats.shared_heights = shared;
         stats.lent_heights = lent;
         stats.reused_heights = reused;
-        record_build_times(&mut stats.build_times_ms, &counts.build_times);
         stats.loaded = counts.shown;
         stats.in_flight = counts.in_flight;
         stats.queued = counts.queued;
@@ -181,6 +181,8 @@ fn apply_colliders(world: &mut World) {
         stats.retiring = counts.retiring;
         stats.failed = counts.failed;
         stats.trunks = trunks;
+        stats.apply_time = started.elapsed();
+        let times = (stats.stream_time, stats.apply_time);
+        BiomeColliderStats::DIAGNOSTICS.record(world, times, &counts.build_times, counts.shown);
     });
-    world.resource_mut::<BiomeColliderStats>().apply_ms = started.elapsed().as_secs_f32() * 1000.0;
 }

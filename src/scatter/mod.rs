@@ -9,9 +9,10 @@
 mod objects;
 mod plugin;
 
-use std::collections::VecDeque;
 use std::sync::atomic::AtomicBool;
+use std::time::Duration;
 
+use bevy::diagnostic::DiagnosticPath;
 use bevy::prelude::*;
 use biome_core::scatter::{ScatterInstance, ScatterKind};
 use biome_core::world::SettingsError;
@@ -21,7 +22,7 @@ pub use objects::{BiomeScatterObject, ScatterModels, scatter_mesh};
 pub use plugin::BiomeScatterPlugin;
 
 use crate::settings::{BiomeWorldState, check_range};
-use crate::stream::{BuildKey, LodConfig, StreamKind};
+use crate::stream::{BuildKey, KindDiagnostics, LodConfig, StreamKind};
 
 /// The kinds of scattered objects.
 const KINDS: usize = ScatterKind::ALL.len();
@@ -173,17 +174,36 @@ pub struct BiomeScatterStats {
     /// Chunks whose placement failed at the current settings (not retried until they change;
     /// the failures are logged).
     pub failed: usize,
-    /// Placement times of the latest chunks, milliseconds (newest last, at most 256).
-    pub build_times_ms: VecDeque<f32>,
-    /// Main-thread time of the last frame's planning and task starts, milliseconds.
-    pub stream_ms: f32,
-    /// Main-thread time of the last frame's spawning and despawning, milliseconds.
-    pub apply_ms: f32,
+    /// Main-thread time of the last frame's planning and task starts.
+    pub stream_time: Duration,
+    /// Main-thread time of the last frame's spawning and despawning.
+    pub apply_time: Duration,
     /// Why the latest [`BiomeScatterSettings`] were refused, if they were.
     pub error: Option<String>,
 }
 
 impl BiomeScatterStats {
+    /// [`DiagnosticsStore`](bevy::diagnostic::DiagnosticsStore) path of
+    /// [`BiomeScatterStats::stream_time`], milliseconds.
+    pub const STREAM_TIME: &DiagnosticPath =
+        &DiagnosticPath::const_new("biome_world/scatter/stream_time");
+    /// Diagnostics path of [`BiomeScatterStats::apply_time`], milliseconds.
+    pub const APPLY_TIME: &DiagnosticPath =
+        &DiagnosticPath::const_new("biome_world/scatter/apply_time");
+    /// Diagnostics path of each chunk placement's time off the main thread, milliseconds (the
+    /// last 256 kept).
+    pub const BUILD_TIME: &DiagnosticPath =
+        &DiagnosticPath::const_new("biome_world/scatter/build_time");
+    /// Diagnostics path of the chunks carrying objects, all kinds together.
+    pub const CHUNKS: &DiagnosticPath = &DiagnosticPath::const_new("biome_world/scatter/chunks");
+
+    pub(crate) const DIAGNOSTICS: KindDiagnostics = KindDiagnostics {
+        stream_time: Self::STREAM_TIME,
+        apply_time: Self::APPLY_TIME,
+        build_time: Self::BUILD_TIME,
+        shown: Self::CHUNKS,
+    };
+
     /// Whether nothing is under way: every wanted chunk carries its objects and nothing waits to
     /// go.
     #[must_use]

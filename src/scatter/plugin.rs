@@ -14,7 +14,7 @@ use super::{
 };
 use crate::BiomeWorldSystems;
 use crate::settings::BiomeWorldState;
-use crate::stream::{Budget, NodeStreamer, StreamView, anchor_points, record_build_times};
+use crate::stream::{Budget, NodeStreamer, StreamView, anchor_points};
 use crate::terrain::{BiomeWorldAnchor, BiomeWorldStats};
 
 /// Streams rocks, bushes and grass around every [`BiomeWorldAnchor`], tuned by
@@ -25,6 +25,7 @@ pub struct BiomeScatterPlugin;
 
 impl Plugin for BiomeScatterPlugin {
     fn build(&self, app: &mut App) {
+        BiomeScatterStats::DIAGNOSTICS.register(app);
         app.init_resource::<BiomeScatterSettings>()
             .init_resource::<BiomeScatterStats>()
             .init_resource::<ScatterStreamers>()
@@ -160,7 +161,7 @@ fn stream_scatter(
             streamer.update(world, &view);
         }
     });
-    world.resource_mut::<BiomeScatterStats>().stream_ms = started.elapsed().as_secs_f32() * 1000.0;
+    world.resource_mut::<BiomeScatterStats>().stream_time = started.elapsed();
 }
 
 /// Collects placements, spawns and despawns objects a slice at a time within the budget (at
@@ -190,9 +191,10 @@ fn apply_scatter(world: &mut World) {
         stats.ready = sum(|c| c.ready);
         stats.retiring = sum(|c| c.retiring);
         stats.failed = sum(|c| c.failed);
-        for layer in layers {
-            record_build_times(&mut stats.build_times_ms, &layer.counts().build_times);
-        }
+        stats.apply_time = started.elapsed();
+        let times = (stats.stream_time, stats.apply_time);
+        let chunks = stats.chunks.iter().sum();
+        let builds = layers.iter().flat_map(|layer| &layer.counts().build_times);
+        BiomeScatterStats::DIAGNOSTICS.record(world, times, builds, chunks);
     });
-    world.resource_mut::<BiomeScatterStats>().apply_ms = started.elapsed().as_secs_f32() * 1000.0;
 }

@@ -15,6 +15,9 @@ use std::collections::VecDeque;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
+use bevy::diagnostic::{
+    Diagnostic, DiagnosticMeasurement, DiagnosticPath, DiagnosticsStore, RegisterDiagnostic,
+};
 use bevy::platform::collections::{HashMap, HashSet};
 use bevy::platform::time::Instant;
 use bevy::prelude::*;
@@ -124,7 +127,7 @@ impl Budget {
     }
 }
 
-/// What a streamer is doing, for the kinds' stats.
+/// What a streamer is doing, for the kinds' stats and diagnostics.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct StreamCounts {
     /// Nodes on screen, fading in or not.
@@ -162,16 +165,55 @@ pub(crate) fn anchor_points<F: bevy::ecs::query::QueryFilter>(
         .collect()
 }
 
-/// The build times a stats resource keeps, milliseconds, newest last.
-pub(crate) const BUILD_TIMES_KEPT: usize = 256;
+/// Where one streamed kind's figures go in Bevy's [`DiagnosticsStore`], so games read them with
+/// Bevy's own tools (`LogDiagnosticsPlugin`, a diagnostics overlay): its systems' main-thread
+/// times and each build's time off the main thread, in milliseconds, and how many nodes it shows.
+pub(crate) struct KindDiagnostics {
+    pub(crate) stream_time: &'static DiagnosticPath,
+    pub(crate) apply_time: &'static DiagnosticPath,
+    pub(crate) build_time: &'static DiagnosticPath,
+    pub(crate) shown: &'static DiagnosticPath,
+}
 
-/// Adds `times` to the newest build times in `ring`, keeping the last [`BUILD_TIMES_KEPT`].
-pub(crate) fn record_build_times(ring: &mut VecDeque<f32>, times: &[Duration]) {
-    for time in times {
-        ring.push_back(time.as_secs_f32() * 1000.0);
-        if ring.len() > BUILD_TIMES_KEPT {
-            ring.pop_front();
+/// Build times kept in the store's history, for percentiles.
+const BUILD_TIMES_KEPT: usize = 256;
+
+impl KindDiagnostics {
+    /// Registers the diagnostics (and the store, if the app has none yet).
+    pub(crate) fn register(&self, app: &mut App) {
+        app.register_diagnostic(Diagnostic::new(self.stream_time.clone()).with_suffix("ms"))
+            .register_diagnostic(Diagnostic::new(self.apply_time.clone()).with_suffix("ms"))
+            .register_diagnostic(
+                Diagnostic::new(self.build_time.clone())
+                    .with_suffix("ms")
+                    .with_max_history_length(BUILD_TIMES_KEPT),
+            )
+            .register_diagnostic(Diagnostic::new(self.shown.clone()).with_smoothing_factor(0.0));
+    }
+
+    /// Records a frame: the systems' times, the builds that ended, and the nodes shown.
+    pub(crate) fn record<'a>(
+        &self,
+        world: &mut World,
+        (stream_time, apply_time): (Duration, Duration),
+        builds: impl IntoIterator<Item = &'a Duration>,
+        shown: usize,
+    ) {
+        let Some(mut store) = world.get_resource_mut::<DiagnosticsStore>() else {
+            return;
+        };
+        let time = Instant::now();
+        let mut add = |path: &DiagnosticPath, value: f64| {
+            if let Some(diagnostic) = store.get_mut(path).filter(|d| d.is_enabled) {
+                diagnostic.add_measurement(DiagnosticMeasurement { time, value });
+            }
+        };
+        add(self.stream_time, stream_time.as_secs_f64() * 1000.0);
+        add(self.apply_time, apply_time.as_secs_f64() * 1000.0);
+        for build in builds {
+            add(self.build_time, build.as_secs_f64() * 1000.0);
         }
+        add(self.shown, shown as f64);
     }
 }
 

@@ -10,10 +10,11 @@ mod mesh;
 mod plugin;
 pub(crate) mod share;
 
-use std::collections::VecDeque;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
+use std::time::Duration;
 
+use bevy::diagnostic::DiagnosticPath;
 use bevy::prelude::*;
 use biome_core::{ChunkError, ChunkLayout, HeightGrid, NodeCoord, Stitch, TreeInstance};
 
@@ -23,7 +24,7 @@ pub use mesh::{ChunkAssets, TerrainColors, chunk_mesh, mesh_bytes, river_water_m
 pub use plugin::BiomeTerrainPlugin;
 
 use crate::settings::{BiomeWorldState, ChunkMeshOptions};
-use crate::stream::{BuildKey, ChunkPlanner, StreamKind};
+use crate::stream::{BuildKey, ChunkPlanner, KindDiagnostics, StreamKind};
 use crate::trees::{BiomeForest, FarTrees, TreeModels};
 use share::{DensityShare, DensityUser};
 
@@ -165,23 +166,24 @@ pub struct ChunkFailed {
 #[derive(Resource, Reflect, Clone, Debug, Default)]
 #[reflect(Resource, Default, Debug, Clone)]
 pub struct BiomeWorldStats {
-    /// Terrain entities alive.
+    /// Terrain nodes shown (fading in or not).
     pub loaded: usize,
-    /// Terrain entities alive per level of detail (index 0: full-detail chunks).
+    /// Terrain nodes shown per level of detail (index 0: full-detail chunks).
     pub loaded_per_level: Vec<usize>,
     /// Nodes being built on the async compute pool.
     pub in_flight: usize,
     /// Nodes wanted and waiting for a task.
     pub queued: usize,
-    /// Nodes built and waiting to be applied.
+    /// Nodes built and not shown yet: spawning, or spawned hidden and waiting for the rest of
+    /// their swap.
     pub ready: usize,
-    /// Terrain entities no longer wanted whose area is covered: despawned over the next frames
-    /// within the budget.
+    /// Terrain entities replaced and not gone yet: drawn under a fade, or hidden and despawning
+    /// over the next frames within the budget.
     pub retiring: usize,
     /// Terrain entities fading in over what they replace (see
     /// [`BiomeWorldStreaming::fade_seconds`](crate::BiomeWorldStreaming::fade_seconds)).
     pub fading: usize,
-    /// Nodes applied since start.
+    /// Nodes shown since start.
     pub applied_total: u64,
     /// Wanted nodes whose build failed at the current settings (see [`ChunkFailed`]).
     pub failed: usize,
@@ -193,15 +195,34 @@ pub struct BiomeWorldStats {
     pub mesh_bytes: usize,
     /// Tree entities alive.
     pub trees: usize,
-    /// Build times of the latest nodes, milliseconds (newest last, at most 256).
-    pub build_times_ms: VecDeque<f32>,
-    /// Main-thread time of the last frame's planning and task start, milliseconds.
-    pub stream_ms: f32,
-    /// Main-thread time of the last frame's spawning, despawning and fades, milliseconds.
-    pub apply_ms: f32,
+    /// Main-thread time of the last frame's planning and task starts.
+    pub stream_time: Duration,
+    /// Main-thread time of the last frame's spawning, swaps, fades and despawning.
+    pub apply_time: Duration,
 }
 
 impl BiomeWorldStats {
+    /// [`DiagnosticsStore`](bevy::diagnostic::DiagnosticsStore) path of
+    /// [`BiomeWorldStats::stream_time`], milliseconds.
+    pub const STREAM_TIME: &DiagnosticPath =
+        &DiagnosticPath::const_new("biome_world/terrain/stream_time");
+    /// Diagnostics path of [`BiomeWorldStats::apply_time`], milliseconds.
+    pub const APPLY_TIME: &DiagnosticPath =
+        &DiagnosticPath::const_new("biome_world/terrain/apply_time");
+    /// Diagnostics path of each node build's time off the main thread, milliseconds (the last
+    /// 256 kept).
+    pub const BUILD_TIME: &DiagnosticPath =
+        &DiagnosticPath::const_new("biome_world/terrain/build_time");
+    /// Diagnostics path of [`BiomeWorldStats::loaded`].
+    pub const NODES: &DiagnosticPath = &DiagnosticPath::const_new("biome_world/terrain/nodes");
+
+    pub(crate) const DIAGNOSTICS: KindDiagnostics = KindDiagnostics {
+        stream_time: Self::STREAM_TIME,
+        apply_time: Self::APPLY_TIME,
+        build_time: Self::BUILD_TIME,
+        shown: Self::NODES,
+    };
+
     /// Whether every wanted node is built and applied at the current settings, and nothing
     /// waits to go.
     #[must_use]
@@ -211,26 +232,6 @@ impl BiomeWorldStats {
             && self.ready == 0
             && self.retiring == 0
             && self.fading == 0
-    }
-
-    /// Mean of [`BiomeWorldStats::build_times_ms`].
-    #[must_use]
-    pub fn mean_build_ms(&self) -> f32 {
-        if self.build_times_ms.is_empty() {
-            return 0.0;
-        }
-        self.build_times_ms.iter().sum::<f32>() / self.build_times_ms.len() as f32
-    }
-
-    /// 99th percentile of [`BiomeWorldStats::build_times_ms`].
-    #[must_use]
-    pub fn p99_build_ms(&self) -> f32 {
-        let mut sorted: Vec<f32> = self.build_times_ms.iter().copied().collect();
-        if sorted.is_empty() {
-            return 0.0;
-        }
-        sorted.sort_by(f32::total_cmp);
-        sorted[((sorted.len() - 1) as f32 * 0.99).round() as usize]
     }
 }
 

@@ -13,7 +13,7 @@ use super::{
 };
 use crate::BiomeWorldSystems;
 use crate::settings::BiomeWorldState;
-use crate::stream::{Budget, NodeStreamer, StreamView, anchor_points, record_build_times};
+use crate::stream::{Budget, NodeStreamer, StreamView, anchor_points};
 
 /// Streams the terrain around every [`BiomeWorldAnchor`]: part of [`crate::BiomeWorldPlugin`].
 #[derive(Clone, Copy, Debug, Default)]
@@ -21,6 +21,7 @@ pub struct BiomeTerrainPlugin;
 
 impl Plugin for BiomeTerrainPlugin {
     fn build(&self, app: &mut App) {
+        BiomeWorldStats::DIAGNOSTICS.register(app);
         app.init_resource::<BiomeWorldStats>()
             .init_resource::<TerrainStreamer>()
             .register_type::<BiomeWorldStats>()
@@ -97,7 +98,7 @@ fn stream_terrain(
     world.resource_scope(|world, mut streamer: Mut<TerrainStreamer>| {
         streamer.0.update(world, &view);
     });
-    world.resource_mut::<BiomeWorldStats>().stream_ms = started.elapsed().as_secs_f32() * 1000.0;
+    world.resource_mut::<BiomeWorldStats>().stream_time = started.elapsed();
 }
 
 /// Collects finished builds, spawns and despawns within the main-thread budget, makes the
@@ -121,7 +122,6 @@ fn apply_terrain(world: &mut World) {
         );
         let mut stats = world.resource_mut::<BiomeWorldStats>();
         let counts = streamer.counts();
-        record_build_times(&mut stats.build_times_ms, &counts.build_times);
         stats.loaded = counts.shown;
         stats.in_flight = counts.in_flight;
         stats.queued = counts.queued;
@@ -147,6 +147,10 @@ fn apply_terrain(world: &mut World) {
         stats.forest_triangles = forest_triangles;
         stats.mesh_bytes = bytes;
         stats.trees = trees;
+        let mut stats = world.resource_mut::<BiomeWorldStats>();
+        stats.apply_time = started.elapsed();
+        let times = (stats.stream_time, stats.apply_time);
+        let counts = streamer.counts();
+        BiomeWorldStats::DIAGNOSTICS.record(world, times, &counts.build_times, counts.shown);
     });
-    world.resource_mut::<BiomeWorldStats>().apply_ms = started.elapsed().as_secs_f32() * 1000.0;
 }

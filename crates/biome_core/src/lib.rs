@@ -31,6 +31,7 @@ pub mod batch;
 pub mod chunk;
 pub mod density;
 mod hash;
+mod math;
 pub mod multi_noise;
 pub mod rivers;
 pub mod scatter;

@@ -1,6 +1,10 @@
 //! The erosion node: it only cuts below its fBm, by at most its depths, it is continuous
 //! (no seams between its gully cells), its gullies follow the slope and it leaves flat ground
 //! alone.
+#![expect(
+    clippy::disallowed_methods,
+    reason = "tests measure the world with the platform's functions; they make none of its values"
+)]
 
 use biome_core::density::{DensityField, DensityNode, Eroded};
 use biome_core::tutorial::{SeededRandom, Simplex, fbm};

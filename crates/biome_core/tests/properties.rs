@@ -2,6 +2,10 @@
 //! accepted builds finite chunks in bounded time, whatever is refused names the field, presets
 //! round-trip, and chunks stay seamless and deterministic. Case counts keep the whole file to a
 //! few seconds so CI stays fast.
+#![expect(
+    clippy::disallowed_methods,
+    reason = "tests measure the world with the platform's functions; they make none of its values"
+)]
 
 use std::time::{Duration, Instant};
 

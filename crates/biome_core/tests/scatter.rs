@@ -1,6 +1,10 @@
 //! Biome-aware scatter: each object in exactly one of any tiling of rectangles, spacing held
 //! across their borders, no room left for another where the ground takes one, the biomes'
 //! spacings, and the same objects on any thread.
+#![expect(
+    clippy::disallowed_methods,
+    reason = "tests measure the world with the platform's functions; they make none of its values"
+)]
 
 use std::collections::{HashMap, HashSet};
 

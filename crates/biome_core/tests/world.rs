@@ -1,5 +1,9 @@
 //! The infinite world: chunks agree with samples and with each other, build the same anywhere,
 //! place trees exactly once, and keep their bytes from release to release.
+#![expect(
+    clippy::disallowed_methods,
+    reason = "tests measure the world with the platform's functions; they make none of its values"
+)]
 
 use std::collections::{HashMap, HashSet};
 
@@ -271,6 +275,43 @@ fn eroded_output_is_stable() {
         "eroded chunk bytes changed: update the expected hash if the change was intended"
     );
 }
+
+/// The extensions' worlds, locked the same way: the rain shadow's wind (`cos`, `sin`), the
+/// multi-noise source, and rivers (widths by `pow`, meanders by `sin` and `cos`, steepness by
+/// `hypot`), whose water mesh is hashed too.
+#[test]
+fn extension_output_is_stable() {
+    let layout = ChunkLayout::default();
+    let mut got = Vec::new();
+    for (world, chunk) in [
+        (windward(42), ChunkCoord::new(3, -2)),
+        (multi_noise(42), ChunkCoord::new(-5, 4)),
+        (rivers(42), RIVER_CHUNK),
+    ] {
+        let data = world.build_chunk(chunk, &layout).unwrap();
+        let mut hash = chunk_hash(&data);
+        for p in &data.river_water.positions {
+            for v in p {
+                hash = (hash ^ u64::from(v.to_bits())).wrapping_mul(0x0100_0000_01b3);
+            }
+        }
+        got.push(hash);
+    }
+    let river = rivers(42).build_chunk(RIVER_CHUNK, &layout).unwrap();
+    assert!(!river.river_water.is_empty(), "the rivers chunk has water");
+    let expected: [u64; 3] = [
+        12_702_149_222_447_761_919,
+        17_127_080_516_266_883_454,
+        5_824_810_324_092_109_338,
+    ];
+    assert_eq!(
+        got, expected,
+        "extension chunk bytes changed: update the expected hash if the change was intended"
+    );
+}
+
+/// A chunk of the `rivers` preset at seed 42 that a river crosses.
+const RIVER_CHUNK: ChunkCoord = ChunkCoord::new(-2, -2);
 
 #[test]
 fn trees_are_placed_once_with_spacing_held_across_borders() {

@@ -341,7 +341,8 @@ impl ChunkLayout {
     pub fn validate_with(&self, world: &WorldSettings) -> Result<(), SettingsError> {
         self.validate()?;
         let trees = &world.trees;
-        let spots = (self.chunk_size() / trees.spacing + 2.0).powi(2);
+        let across = self.chunk_size() / trees.spacing + 2.0;
+        let spots = across * across;
         // NaN spacing fails too.
         let fits = spots <= limits::MAX_TREE_SPOTS;
         if trees.enabled && !fits {

@@ -416,7 +416,10 @@ impl Operation for Fbm {
         match self.shape {
             Shape::Normal => fbm,
             // 2 (1 - |v|)² - 1 with |v| up to the bound.
-            Shape::Ridged => Interval::new(-1.0, 2.0 * (NOISE_BOUND - 1.0).powi(2).max(1.0) - 1.0),
+            Shape::Ridged => {
+                let beyond = NOISE_BOUND - 1.0;
+                Interval::new(-1.0, 2.0 * (beyond * beyond).max(1.0) - 1.0)
+            }
             Shape::Billow => Interval::new(-1.0, 2.0 * NOISE_BOUND - 1.0),
         }
     }

@@ -38,6 +38,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use serde::{Deserialize, Serialize};
 
 use crate::hash::{hash_cell, unit};
+use crate::math;
 use crate::world::{WorldGenerator, smoothstep};
 
 /// Rivers and lakes (off by default, so the tutorial's numbers stay exact). See the module
@@ -276,7 +277,7 @@ impl Params {
 
     fn half_width(&self, flow: u32, moisture: f64) -> f64 {
         0.5 * self.settings.width
-            * f64::from(flow).powf(0.4).min(MAX_WIDTH_FACTOR)
+            * math::pow(f64::from(flow), 0.4).min(MAX_WIDTH_FACTOR)
             * self.wetness(moisture)
     }
 
@@ -656,7 +657,7 @@ impl Rivers {
                 continue;
             }
             let there = self.params.node(i + oi, j + oj);
-            let steepness = drop / (there[0] - here[0]).hypot(there[1] - here[1]);
+            let steepness = drop / math::hypot(there[0] - here[0], there[1] - here[1]);
             if best.is_none_or(|(s, _)| steepness > s) {
                 best = Some((steepness, m));
             }
@@ -868,7 +869,7 @@ impl Rivers {
         let p = &self.params;
         let (a, b) = (p.node(i, j), p.node(mi, mj));
         let (ex, ez) = (b[0] - a[0], b[1] - a[1]);
-        let length = ex.hypot(ez);
+        let length = math::hypot(ex, ez);
         let (nx, nz) = (-ez / length, ex / length);
         let h = hash_cell(p.seed, i, j, draw::MEANDER);
         let (r1, r2) = (unit(h) * 2.0 - 1.0, unit(h.rotate_left(32)) * 2.0 - 1.0);
@@ -876,8 +877,8 @@ impl Rivers {
         std::array::from_fn(|s| {
             let t = s as f64 / PIECES as f64;
             let pi = std::f64::consts::PI;
-            let ends = (pi * t).sin().powi(2);
-            let side = amplitude * ends * (r1 + r2 * (pi * t).cos());
+            let sine = math::sin(pi * t);
+            let side = amplitude * sine * sine * (r1 + r2 * math::cos(pi * t));
             [a[0] + ex * t + nx * side, a[1] + ez * t + nz * side]
         })
     }

@@ -959,7 +959,7 @@ impl WorldGenerator {
         self.terrain_values(&sx, &sz, cache, &mut density);
         let rivers = self.river_points(&sx, &sz, &density);
         let height_scale = self.settings.terrain.height_scale;
-        let max_gradient = max_slope_degrees.to_radians().tan();
+        let max_gradient = crate::math::tan(max_slope_degrees.to_radians());
         let beach = self.settings.surface.beach;
         let holds: Vec<bool> = (0..xs.len())
             .map(|k| {

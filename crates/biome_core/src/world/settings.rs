@@ -161,7 +161,7 @@ impl Rgb {
             if c <= 0.040_45 {
                 c / 12.92
             } else {
-                ((c + 0.055) / 1.055).powf(2.4)
+                crate::math::pow((c + 0.055) / 1.055, 2.4)
             }
         }
         [channel(self.0), channel(self.1), channel(self.2)]
@@ -176,7 +176,7 @@ impl Rgb {
             let s = if c <= 0.003_130_8 {
                 c * 12.92
             } else {
-                1.055 * c.powf(1.0 / 2.4) - 0.055
+                1.055 * crate::math::powf(c, 1.0 / 2.4) - 0.055
             };
             (s * 255.0).round() as u8
         };
@@ -316,7 +316,7 @@ impl RainShadow {
     #[must_use]
     pub fn wind(&self) -> [f64; 2] {
         let angle = self.wind_degrees.to_radians();
-        [angle.cos(), angle.sin()]
+        [crate::math::cos(angle), crate::math::sin(angle)]
     }
 
     /// How far back each point read upwind lies, `(x, z)`, nearest first: a point's upwind

@@ -1,0 +1,48 @@
+//! Transcendental functions for the world's values: [libm](https://docs.rs/libm)'s pure-Rust
+//! implementations, the same code on every platform and compiler, so a seed gives the same bits
+//! everywhere. The platform's own `sin`, `powf` and the like come from its C library and may
+//! differ in the last bit between platforms, which would part the worlds of two players sharing
+//! a seed (and break lockstep multiplayer). `clippy.toml` refuses the standard methods in this
+//! crate; square roots, rounding and arithmetic are exact IEEE operations already.
+
+/// `x` to the power `y`.
+#[inline]
+#[must_use]
+pub(crate) fn pow(x: f64, y: f64) -> f64 {
+    libm::pow(x, y)
+}
+
+/// The sine of `x` radians.
+#[inline]
+#[must_use]
+pub(crate) fn sin(x: f64) -> f64 {
+    libm::sin(x)
+}
+
+/// The cosine of `x` radians.
+#[inline]
+#[must_use]
+pub(crate) fn cos(x: f64) -> f64 {
+    libm::cos(x)
+}
+
+/// The tangent of `x` radians.
+#[inline]
+#[must_use]
+pub(crate) fn tan(x: f64) -> f64 {
+    libm::tan(x)
+}
+
+/// `sqrt(x² + y²)` without overflow or underflow on the way.
+#[inline]
+#[must_use]
+pub(crate) fn hypot(x: f64, y: f64) -> f64 {
+    libm::hypot(x, y)
+}
+
+/// `x` to the power `y` in `f32`.
+#[inline]
+#[must_use]
+pub(crate) fn powf(x: f32, y: f32) -> f32 {
+    libm::powf(x, y)
+}
