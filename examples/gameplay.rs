@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 
 use bevy::prelude::*;
-use bevy_biome_world::biome_core::world::RegionId;
+use bevy_biome_world::biome_core::RegionId;
 use bevy_biome_world::prelude::*;
 
 #[path = "support/screenshot.rs"]

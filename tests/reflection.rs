@@ -6,7 +6,8 @@ use std::any::TypeId;
 use bevy::prelude::*;
 use bevy::reflect::{GetPath, TypeRegistry};
 use bevy_biome_world::biome_core::density::{DensityNode, DensityOp, Fbm};
-use bevy_biome_world::biome_core::world::{Biome, RegionSettings, TreeSpecies};
+use bevy_biome_world::biome_core::regions::RegionSettings;
+use bevy_biome_world::biome_core::{Biome, TreeSpecies};
 use bevy_biome_world::prelude::*;
 use bevy_biome_world::{BiomeTree, BiomeWater, BiomeWorldState, ChunkAssets, TreeModels};
 

@@ -11,12 +11,12 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use biome_core::batch::{Backend, FbmParams};
-use biome_core::chunk::{ChunkCoord, ChunkLayout};
 use biome_core::density::{DensityField, DensityNode, Eroded, Fbm as DensityFbm, Shape};
 use biome_core::multi_noise::{AxisRange, BiomeBox, BiomeBoxIndex, ClimatePoint};
 use biome_core::scatter::ScatterKind;
 use biome_core::tutorial::{SeededRandom, Simplex, domain_warp, fbm};
-use biome_core::world::{WorldGenerator, WorldSettings};
+use biome_core::{ChunkCoord, ChunkLayout};
+use biome_core::{WorldGenerator, WorldSettings};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use fastnoise_lite::{FastNoiseLite, FractalType, NoiseType};
 use noise::{Fbm, MultiFractal, NoiseFn};

@@ -3,9 +3,9 @@
 
 use std::path::{Path, PathBuf};
 
+use biome_core::PresetError;
 use biome_core::WorldSettings;
 use biome_core::density::DensityNode;
-use biome_core::world::PresetError;
 
 /// The panel's working copy of one settings resource.
 ///
@@ -205,7 +205,7 @@ impl PresetLibrary {
 }
 
 /// Reads and validates a preset file ([`WorldSettings::from_ron_file`]: files over
-/// [`biome_core::world::limits::MAX_PRESET_BYTES`] are refused before they are read whole).
+/// [`biome_core::limits::MAX_PRESET_BYTES`] are refused before they are read whole).
 ///
 /// # Errors
 /// An unreadable or oversized file, or a preset that does not parse or validate.
@@ -406,7 +406,7 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let library = PresetLibrary::new(&dir);
         let mut text = WorldSettings::default().to_ron().unwrap();
-        text.push_str(&" ".repeat(biome_core::world::limits::MAX_PRESET_BYTES));
+        text.push_str(&" ".repeat(biome_core::limits::MAX_PRESET_BYTES));
         std::fs::write(dir.join("huge.ron"), &text).unwrap();
         let error = library.load("huge").unwrap_err();
         assert!(

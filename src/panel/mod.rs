@@ -18,7 +18,7 @@ use bevy::prelude::*;
 use bevy::tasks::AsyncComputeTaskPool;
 use bevy::tasks::futures::check_ready;
 use bevy_egui::{EguiContexts, EguiPlugin, EguiPrimaryContextPass};
-use biome_core::world::RegionId;
+use biome_core::RegionId;
 
 use crate::BiomeWorldSystems;
 use crate::scatter::BiomeScatterSettings;

@@ -4,7 +4,7 @@
 
 use biome_core::WorldGenerator;
 use biome_core::multi_noise::ClimatePoint;
-use biome_core::world::{RegionId, Rgb, Surface};
+use biome_core::{RegionId, Rgb, Surface};
 
 /// Pixels along a side of the minimap.
 pub(super) const MINIMAP_SIZE: usize = 160;

@@ -4,12 +4,14 @@
 use std::ops::RangeInclusive;
 
 use bevy_egui::egui::{self, Color32, Pos2, Rect, Sense, Stroke, pos2, vec2};
+use biome_core::cover::SpeciesWeight;
 use biome_core::density::{DensityNode, DensityOp, Field, FieldValue, Shape, Widget};
+use biome_core::generator::BiomeSource;
 use biome_core::multi_noise::{
     AXES, AXIS_NAMES, AxisRange, BiomeBox, ClimatePoint, MAX_BOXES, MultiNoise, nearest_by_scan,
 };
 use biome_core::scatter::{ScatterKind, ScatterSpacing};
-use biome_core::world::{Biome, BiomeSource, Rgb, SpeciesWeight, TreeSpecies, limits};
+use biome_core::{Biome, Rgb, TreeSpecies, limits};
 use biome_core::{ChunkLayout, MeshStyle, WorldSettings};
 
 use super::edit::{drag_threshold, first_node};

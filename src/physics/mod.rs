@@ -53,14 +53,15 @@ use avian3d::parry::utils::Array2;
 use avian3d::prelude::*;
 use bevy::diagnostic::DiagnosticPath;
 use bevy::prelude::*;
-use biome_core::world::SettingsError;
+use biome_core::SettingsError;
+use biome_core::check::Check;
 use biome_core::{
     ChunkCoord, ChunkError, ChunkLayout, HeightGrid, NodeCoord, TreeInstance, WorldGenerator,
 };
 
 pub use plugin::{BiomeWorldPhysicsPlugin, BiomeWorldPhysicsSystems};
 
-use crate::settings::{BiomeWorldState, check_range};
+use crate::settings::BiomeWorldState;
 use crate::stream::{BuildKey, KindDiagnostics, LodConfig, StreamKind};
 use crate::terrain::share::{DensityShare, DensitySlot, DensityUser};
 use crate::terrain::{BiomeChunk, ChunkGround};
@@ -123,29 +124,19 @@ impl BiomeColliderSettings {
     /// # Errors
     /// The first value out of range, by field path (`colliders.radius`...).
     pub fn validate_with(&self, layout: &ChunkLayout) -> Result<(), SettingsError> {
-        let fail = |field: &str, reason: String| {
-            Err(SettingsError {
-                field: format!("colliders.{field}"),
-                reason,
-            })
-        };
-        check_range("colliders.radius", self.radius, &Self::RADIUS, "")?;
-        check_range(
-            "colliders.hysteresis",
-            self.hysteresis,
-            &Self::HYSTERESIS,
-            "",
-        )?;
-        check_range(
-            "colliders.apply_budget_ms",
+        let check = Check::at("colliders");
+        check.range_in("radius", self.radius, &Self::RADIUS, " world units")?;
+        check.range("hysteresis", self.hysteresis, &Self::HYSTERESIS)?;
+        check.range_in(
+            "apply_budget_ms",
             self.apply_budget_ms,
             &Self::APPLY_BUDGET_MS,
-            "",
+            " ms",
         )?;
-        check_range("colliders.max_tasks", self.max_tasks, &Self::MAX_TASKS, "")?;
+        check.whole("max_tasks", self.max_tasks, &Self::MAX_TASKS)?;
         let chunks = self.lod(*layout).node_estimate();
         if chunks > Self::MAX_CHUNKS {
-            return fail(
+            return check.fail(
                 "radius",
                 format!(
                     "about {chunks} collider chunks around an entity, over the {} limit: lower \

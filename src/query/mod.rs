@@ -3,7 +3,7 @@
 
 use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
-use biome_core::world::{Biome, RegionId};
+use biome_core::{Biome, RegionId};
 use biome_core::{ChunkCoord, ChunkLayout, Sample, WorldGenerator, tile_height};
 
 use crate::settings::BiomeWorldState;

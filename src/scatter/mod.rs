@@ -14,14 +14,15 @@ use std::time::Duration;
 
 use bevy::diagnostic::DiagnosticPath;
 use bevy::prelude::*;
+use biome_core::SettingsError;
+use biome_core::check::Check;
 use biome_core::scatter::{ScatterInstance, ScatterKind};
-use biome_core::world::SettingsError;
 use biome_core::{ChunkCoord, ChunkError, ChunkLayout};
 
 pub use objects::{BiomeScatterObject, ScatterModels, scatter_mesh};
 pub use plugin::BiomeScatterPlugin;
 
-use crate::settings::{BiomeWorldState, check_range};
+use crate::settings::BiomeWorldState;
 use crate::stream::{BuildKey, KindDiagnostics, LodConfig, StreamKind};
 
 /// The kinds of scattered objects.
@@ -91,17 +92,23 @@ impl BiomeScatterSettings {
         world: &biome_core::WorldSettings,
         layout: &ChunkLayout,
     ) -> Result<(), SettingsError> {
+        let check = Check::at("scatter");
         for (k, &radius) in self.radii.iter().enumerate() {
-            check_range(&format!("scatter.radii[{k}]"), radius, &Self::RADIUS, "")?;
+            check.range_in(
+                &format!("radii[{k}]"),
+                radius,
+                &Self::RADIUS,
+                " world units",
+            )?;
         }
-        check_range("scatter.hysteresis", self.hysteresis, &Self::HYSTERESIS, "")?;
-        check_range(
-            "scatter.apply_budget_ms",
+        check.range("hysteresis", self.hysteresis, &Self::HYSTERESIS)?;
+        check.range_in(
+            "apply_budget_ms",
             self.apply_budget_ms,
             &Self::APPLY_BUDGET_MS,
-            "",
+            " ms",
         )?;
-        check_range("scatter.max_tasks", self.max_tasks, &Self::MAX_TASKS, "")?;
+        check.whole("max_tasks", self.max_tasks, &Self::MAX_TASKS)?;
         for kind in ScatterKind::ALL {
             let narrowest = world
                 .biome_table
@@ -115,14 +122,14 @@ impl BiomeScatterSettings {
             let reach = f64::from(self.radius(kind)) + layout.chunk_size();
             let objects = std::f64::consts::PI * reach * reach / (1.4 * narrowest * narrowest);
             if self.radius(kind) > 0.0 && objects > Self::MAX_OBJECTS {
-                return Err(SettingsError {
-                    field: format!("scatter.radii[{}]", kind.index()),
-                    reason: format!(
+                return check.fail(
+                    &format!("radii[{}]", kind.index()),
+                    format!(
                         "about {objects:.0} {kind:?} objects around an anchor, over the {} \
                          limit: lower the radius (or widen the spacing)",
                         Self::MAX_OBJECTS
                     ),
-                });
+                );
             }
         }
         Ok(())

@@ -13,8 +13,9 @@ use std::sync::Arc;
 
 use bevy::asset::RenderAssetUsages;
 use bevy::prelude::*;
-use biome_core::world::{SettingsError, limits};
+use biome_core::check::Check;
 use biome_core::{ChunkLayout, MeshStyle, WorldGenerator, WorldSettings};
+use biome_core::{SettingsError, limits};
 
 use crate::stream::LodConfig;
 
@@ -69,27 +70,27 @@ impl BiomeWorldSettings {
     pub fn validate(&self) -> Result<(), SettingsError> {
         self.generator.validate()?;
         self.layout.validate_with(&self.generator)?;
-        check_range("tree_levels", self.tree_levels, &Self::TREE_LEVELS, "")?;
-        check_range(
+        let check = Check::new();
+        check.whole("tree_levels", self.tree_levels, &Self::TREE_LEVELS)?;
+        check.whole(
             "far_forest_levels",
             self.far_forest_levels,
             &Self::FAR_FOREST_LEVELS,
-            "",
         )?;
         // Tree entities on a node cost its area over the tree spacing squared.
         let level_chunks = 4f64.powi(i32::from(self.tree_levels));
         let spots =
             level_chunks * (self.layout.chunk_size() / self.generator.trees.spacing + 2.0).powi(2);
         if self.generator.trees.enabled && spots > limits::MAX_TREE_SPOTS {
-            return Err(SettingsError {
-                field: "tree_levels".to_owned(),
-                reason: format!(
+            return check.fail(
+                "tree_levels",
+                format!(
                     "a level-{} node would have about {spots:.0} tree spots, over the {} limit: \
                      lower tree_levels (or raise trees.spacing)",
                     self.tree_levels,
                     limits::MAX_TREE_SPOTS
                 ),
-            });
+            );
         }
         Ok(())
     }
@@ -231,32 +232,28 @@ impl BiomeWorldStreaming {
     /// # Errors
     /// The first value out of range, by field path.
     pub fn validate_with(&self, settings: &BiomeWorldSettings) -> Result<(), SettingsError> {
-        let fail = |field: &str, reason: String| {
-            Err(SettingsError {
-                field: field.to_owned(),
-                reason,
-            })
-        };
-        check_range("horizon", self.horizon, &Self::HORIZON, " world units")?;
-        check_range(
+        let check = Check::new();
+        let units = " world units";
+        check.range_in("horizon", self.horizon, &Self::HORIZON, units)?;
+        check.range_in(
             "detail_radius",
             self.detail_radius,
             &Self::DETAIL_RADIUS,
-            " world units",
+            units,
         )?;
-        check_range("hysteresis", self.hysteresis, &Self::HYSTERESIS, "")?;
-        check_range("fade_seconds", self.fade_seconds, &Self::FADE_SECONDS, " s")?;
-        check_range(
+        check.range("hysteresis", self.hysteresis, &Self::HYSTERESIS)?;
+        check.range_in("fade_seconds", self.fade_seconds, &Self::FADE_SECONDS, " s")?;
+        check.range_in(
             "apply_budget_ms",
             self.apply_budget_ms,
             &Self::APPLY_BUDGET_MS,
             " ms",
         )?;
-        check_range("max_tasks", self.max_tasks, &Self::MAX_TASKS, "")?;
+        check.whole("max_tasks", self.max_tasks, &Self::MAX_TASKS)?;
         let nodes = self.lod(settings.layout).node_estimate();
         let advice = "lower horizon, raise detail_radius, or use larger chunks (layout)";
         if nodes > Self::MAX_NODES {
-            return fail(
+            return check.fail(
                 "horizon",
                 format!(
                     "about {nodes} terrain nodes around an anchor, over the {} limit: {advice}",
@@ -267,7 +264,7 @@ impl BiomeWorldStreaming {
         let bytes = nodes * settings.chunk_mesh_bytes();
         if bytes > Self::MESH_MEMORY_LIMIT {
             let gib = |b: u64| b as f64 / f64::from(1u32 << 30);
-            return fail(
+            return check.fail(
                 "horizon",
                 format!(
                     "about {nodes} nodes of {} × {} tiles around an anchor need about {:.1} GiB \
@@ -282,27 +279,6 @@ impl BiomeWorldStreaming {
         }
         Ok(())
     }
-}
-
-/// `Ok` if `value` lies in `accepted` (NaN lies in none), else the error every plugin setting
-/// gives for `field`: "must be from START to END[UNIT] (got VALUE)".
-pub(crate) fn check_range<T: PartialOrd + std::fmt::Display>(
-    field: &str,
-    value: T,
-    accepted: &RangeInclusive<T>,
-    unit: &str,
-) -> Result<(), SettingsError> {
-    if accepted.contains(&value) {
-        return Ok(());
-    }
-    Err(SettingsError {
-        field: field.to_owned(),
-        reason: format!(
-            "must be from {} to {}{unit} (got {value})",
-            accepted.start(),
-            accepted.end()
-        ),
-    })
 }
 
 /// Where chunk meshes live once they reach the GPU. Insert your own before adding the plugin;

@@ -6,7 +6,7 @@ use bevy::pbr::{ExtendedMaterial, MaterialExtension};
 use bevy::prelude::*;
 use bevy::render::render_resource::{AsBindGroup, ShaderType};
 use bevy::shader::ShaderRef;
-use biome_core::world::SNOW_BAND;
+use biome_core::generator::SNOW_BAND;
 use biome_core::{MeshStyle, WorldSettings};
 
 /// The material of every terrain node when the app renders (`PbrPlugin` is added before

@@ -124,8 +124,8 @@ impl DensityShare {
 mod tests {
     use std::sync::atomic::AtomicBool;
 
-    use biome_core::world::{WorldGenerator, WorldSettings};
     use biome_core::{ChunkLayout, NodeCoord};
+    use biome_core::{WorldGenerator, WorldSettings};
 
     use super::*;
 

@@ -9,7 +9,7 @@ use bevy::math::primitives::{Cone, Cuboid, Cylinder, Sphere};
 use bevy::mesh::{ConeAnchor, CylinderAnchor, Mesh, MeshBuilder, Meshable, VertexAttributeValues};
 use bevy::prelude::*;
 use biome_core::TreeInstance;
-use biome_core::world::TreeSpecies;
+use biome_core::TreeSpecies;
 
 /// The trees' models and components: part of [`crate::BiomeWorldPlugin`]. A game's own
 /// [`TreeModels`], inserted before the app starts, is kept.

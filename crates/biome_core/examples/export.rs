@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use biome_core::world::{WorldGenerator, WorldSettings};
+use biome_core::{WorldGenerator, WorldSettings};
 
 struct Options {
     seed: Option<i64>,

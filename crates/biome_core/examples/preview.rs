@@ -17,7 +17,7 @@ use std::error::Error;
 use std::process::ExitCode;
 
 use biome_core::density::{Constant, DensityNode, DensityOp, Fbm, Shape, Warp};
-use biome_core::world::{Rgb, Surface, WorldGenerator, WorldSettings};
+use biome_core::{Rgb, Surface, WorldGenerator, WorldSettings};
 
 struct Options {
     seed: Option<i64>,

@@ -4,20 +4,27 @@
 //! Domain Warping": Simplex noise → fBm → domain warp → ridged/billow → climate → Whittaker-style
 //! biome table → Voronoi regions with wobbled, blended borders → a density stack → trees.
 //!
-//! - [`tutorial`]: the tutorial's functions one to one, giving the same bits as its JavaScript.
-//! - [`batch`]: the same functions over many points at once, SIMD where the CPU has it, same bits.
-//! - [`density`]: the density stack as a serializable node graph.
-//! - [`world`]: [`WorldSettings`] (with RON presets) and the infinite [`WorldGenerator`],
-//!   sampled anywhere.
-//! - [`chunk`] and [`trees`]: chunks as mesh data with trees, seamless and deterministic.
-//! - [`multi_noise`]: a multi-noise biome source (biomes as boxes in a climate space of five
-//!   axes, in the style of Minecraft 1.18+) and its exact nearest-box lookup.
-//! - [`rivers`]: rivers and lakes carved into the terrain, their beds never rising downstream.
-//! - [`scatter`]: rocks, bushes and grass by Poisson-disk sampling at each biome's spacing.
+//! The modules stack in floors, each built only on the floors before it:
+//!
+//! 1. **Base**: [`limits`] (the ranges settings accept), [`check`] (the field-path checks every
+//!    setting goes through, the plugin's included), [`coords`] (chunks, level-of-detail nodes,
+//!    stitches, layouts), and private hashing, scratch buffers and deterministic math.
+//! 2. **Noise**: [`tutorial`], the tutorial's functions one to one, giving the same bits as its
+//!    JavaScript; [`batch`], the same over many points at once, SIMD where the CPU has it.
+//! 3. **Fields**: [`density`] (the density stack as a serializable node graph), [`regions`]
+//!    (Voronoi regions), [`climate`], [`cover`] (what grows: tree species, scatter kinds),
+//!    [`biomes`] (the biome table) and [`multi_noise`] (a multi-noise biome source in the style
+//!    of Minecraft 1.18+, and its exact nearest-box lookup).
+//! 4. **Terrain**: [`terrain`], the height field with the climate over it.
+//! 5. **Rivers**: [`rivers`], carved into the terrain, their beds never rising downstream.
+//! 6. **Generator**: [`generator`], [`WorldSettings`] (with RON presets) compiled into the
+//!    infinite [`WorldGenerator`], sampled anywhere.
+//! 7. **Consumers**: [`chunk`] (chunks and coarser nodes as mesh data, seamless and
+//!    deterministic), [`trees`] and [`scatter`] (rocks, bushes and grass by Poisson-disk
+//!    sampling at each biome's spacing).
 //!
 //! ```
-//! use biome_core::chunk::{ChunkCoord, ChunkLayout};
-//! use biome_core::world::{WorldGenerator, WorldSettings};
+//! use biome_core::{ChunkCoord, ChunkLayout, WorldGenerator, WorldSettings};
 //!
 //! let world = WorldGenerator::new(WorldSettings { seed: 7, ..Default::default() }).unwrap();
 //! let here = world.sample(120.0, -40.0);
@@ -27,23 +34,42 @@
 //! ```
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
-pub mod batch;
-pub mod chunk;
-pub mod density;
+// The floors, each importing only the ones above it here (`tests/floors.rs` holds them to it).
+// Base: limits, the check vocabulary, hashing, scratch buffers, deterministic math, coordinates.
+pub mod check;
+pub mod coords;
 mod hash;
+pub mod limits;
 mod math;
-pub mod multi_noise;
-pub mod rivers;
-pub mod scatter;
 mod scratch;
-pub mod trees;
+pub mod seed_offsets;
+// Noise: the tutorial's functions, and the same over many points at once.
+pub mod batch;
 pub mod tutorial;
-pub mod world;
+// Fields: the density stack, regions, climate, what grows, biomes, the multi-noise source.
+pub mod biomes;
+pub mod climate;
+pub mod cover;
+pub mod density;
+pub mod multi_noise;
+pub mod regions;
+// Terrain: heights and the climate over them, before rivers.
+pub mod terrain;
+// Rivers and lakes, carved into the terrain.
+pub mod rivers;
+// The generator: settings gathered, compiled, sampled anywhere.
+pub mod generator;
+// Consumers: chunks, trees and scattered objects built from the generator.
+pub mod chunk;
+pub mod scatter;
+pub mod trees;
 
-pub use chunk::{
-    ChunkCoord, ChunkData, ChunkError, ChunkLayout, HeightGrid, MeshStyle, NodeCoord, NodeDensity,
-    Stitch, tile_height,
-};
+pub use biomes::{Biome, BiomeTable, Rgb};
+pub use check::SettingsError;
+pub use chunk::{ChunkData, ChunkError, HeightGrid, NodeDensity, tile_height};
+pub use coords::{ChunkCoord, ChunkLayout, MeshStyle, NodeCoord, Stitch};
+pub use cover::{ScatterKind, TreeSpecies};
 pub use density::{DensityField, DensityNode, DensityOp, Shape};
+pub use generator::{PresetError, Sample, Surface, WorldGenerator, WorldSettings};
+pub use regions::RegionId;
 pub use trees::{Tree, TreeInstance};
-pub use world::{Sample, Surface, WorldGenerator, WorldSettings};

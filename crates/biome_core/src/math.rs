@@ -46,3 +46,25 @@ pub(crate) fn hypot(x: f64, y: f64) -> f64 {
 pub(crate) fn powf(x: f32, y: f32) -> f32 {
     libm::powf(x, y)
 }
+
+/// 0 at `edge0`, 1 at `edge1`, smooth between (either order); a step where the edges meet.
+pub(crate) fn smoothstep(edge0: f64, edge1: f64, x: f64) -> f64 {
+    if edge0 == edge1 {
+        return if x < edge0 { 0.0 } else { 1.0 };
+    }
+    let t = ((x - edge0) / (edge1 - edge0)).clamp(0.0, 1.0);
+    t * t * (3.0 - 2.0 * t)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn smoothstep_with_meeting_edges_is_a_step() {
+        assert_eq!(smoothstep(0.0, 0.0, 0.0), 1.0);
+        assert_eq!(smoothstep(0.0, 0.0, -1e-9), 0.0);
+        assert_eq!(smoothstep(0.0, 1.0, 0.5), 0.5);
+        assert_eq!(smoothstep(1.0, 0.0, 0.25), 0.843_75);
+    }
+}

@@ -1,9 +1,9 @@
 //! The batch (SIMD) paths must give the scalar tutorial functions' exact bits at every point.
 
+use biome_core::WorldSettings;
 use biome_core::batch::{FbmParams, Grid, backend};
 use biome_core::density::{DensityField, DensityNode, DensityOp};
 use biome_core::tutorial::{SeededRandom, Simplex, domain_warp, fbm, make_sites};
-use biome_core::world::WorldSettings;
 
 /// Points that stress every branch: small and huge magnitudes, both signs, integers and cell
 /// boundaries, signed zeros and non-finite values.

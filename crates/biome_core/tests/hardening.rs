@@ -8,11 +8,13 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use biome_core::chunk::{ChunkCoord, ChunkData, ChunkError, ChunkLayout, MeshStyle};
 use biome_core::density::{
     Abs, Add, Clamp, Constant, DensityField, DensityNode, DensityOp, Multiply, SmoothClamp, Warp,
 };
-use biome_core::world::{PresetError, RegionGrid, Sample, WorldGenerator, WorldSettings, limits};
+use biome_core::limits;
+use biome_core::regions::RegionGrid;
+use biome_core::{ChunkCoord, ChunkData, ChunkError, ChunkLayout, MeshStyle};
+use biome_core::{PresetError, Sample, WorldGenerator, WorldSettings};
 
 fn with_density(density: DensityNode) -> WorldSettings {
     let mut settings = WorldSettings::default();
@@ -207,7 +209,7 @@ fn tree_spots_per_chunk_are_bounded() {
     assert!(started.elapsed() < Duration::from_secs(5));
     // The refusal reaches the builder too, instead of a chunk that never finishes.
     let world = WorldGenerator::new(WorldSettings {
-        trees: biome_core::world::TreeSettings {
+        trees: biome_core::cover::TreeSettings {
             spacing: 1.0,
             ..Default::default()
         },

@@ -4,10 +4,10 @@
 
 use std::sync::atomic::AtomicBool;
 
-use biome_core::chunk::{ChunkCoord, ChunkLayout, MeshStyle, NodeCoord, Stitch};
 use biome_core::tutorial::SeededRandom;
-use biome_core::world::{WorldGenerator, WorldSettings};
+use biome_core::{ChunkCoord, ChunkLayout, MeshStyle, NodeCoord, Stitch};
 use biome_core::{ChunkData, ChunkError, tile_height};
+use biome_core::{WorldGenerator, WorldSettings};
 
 fn world(seed: i64) -> WorldGenerator {
     WorldGenerator::new(WorldSettings {

@@ -6,8 +6,8 @@
 use std::collections::HashMap;
 use std::sync::atomic::AtomicBool;
 
-use biome_core::chunk::{ChunkCoord, ChunkData, ChunkLayout, MeshStyle, NodeCoord, Stitch};
-use biome_core::world::{WorldGenerator, WorldSettings};
+use biome_core::{ChunkCoord, ChunkData, ChunkLayout, MeshStyle, NodeCoord, Stitch};
+use biome_core::{WorldGenerator, WorldSettings};
 use proptest::prelude::*;
 
 fn generator(seed: i64) -> WorldGenerator {

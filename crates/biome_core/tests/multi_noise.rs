@@ -4,10 +4,11 @@
 
 use std::collections::HashSet;
 
-use biome_core::chunk::{ChunkCoord, ChunkLayout};
+use biome_core::generator::BiomeSource;
 use biome_core::multi_noise::{AxisRange, BiomeBox, BiomeBoxIndex, MultiNoise};
 use biome_core::tutorial::{SeededRandom, pick_biome};
-use biome_core::world::{BiomeSource, BiomeTable, RegionId, WorldGenerator, WorldSettings};
+use biome_core::{BiomeTable, RegionId, WorldGenerator, WorldSettings};
+use biome_core::{ChunkCoord, ChunkLayout};
 
 fn multi_noise_preset() -> WorldSettings {
     WorldSettings::from_ron(include_str!("../../../assets/presets/multi_noise.ron"))

@@ -9,13 +9,14 @@
 
 use std::time::{Duration, Instant};
 
-use biome_core::chunk::{ChunkCoord, ChunkData, ChunkLayout, MeshStyle};
 use biome_core::density::{
     Abs, Add, Cell, Clamp, Constant, DensityNode, DensityOp, Eroded, Fbm, FieldValue, Mix,
     Multiply, Shape, SmoothClamp, Warp,
 };
+use biome_core::limits;
 use biome_core::scatter::ScatterKind;
-use biome_core::world::{WorldGenerator, WorldSettings, limits};
+use biome_core::{ChunkCoord, ChunkData, ChunkLayout, MeshStyle};
+use biome_core::{WorldGenerator, WorldSettings};
 use proptest::prelude::*;
 
 /// Uniform in `ln(low)..ln(high)`: frequencies and sizes spread over their decades.

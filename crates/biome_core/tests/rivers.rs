@@ -8,8 +8,8 @@
 
 use std::collections::HashMap;
 
-use biome_core::chunk::{ChunkCoord, ChunkLayout, MeshStyle};
-use biome_core::world::{Surface, WorldGenerator, WorldSettings};
+use biome_core::{ChunkCoord, ChunkLayout, MeshStyle};
+use biome_core::{Surface, WorldGenerator, WorldSettings};
 
 fn rivers(seed: i64) -> WorldGenerator {
     let text = include_str!("../../../assets/presets/rivers.ron");

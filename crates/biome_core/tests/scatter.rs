@@ -9,7 +9,7 @@
 use std::collections::{HashMap, HashSet};
 
 use biome_core::scatter::{ScatterKind, Scattered};
-use biome_core::world::{Surface, WorldGenerator, WorldSettings};
+use biome_core::{Surface, WorldGenerator, WorldSettings};
 
 fn world(seed: i64) -> WorldGenerator {
     WorldGenerator::new(WorldSettings {

@@ -1,7 +1,7 @@
 //! Every validation error names its field; settings and presets survive a RON round trip.
 
 use biome_core::density::{DensityNode, DensityOp};
-use biome_core::world::{PresetError, WorldSettings};
+use biome_core::{PresetError, WorldSettings};
 
 #[track_caller]
 fn rejects(field: &str, change: impl FnOnce(&mut WorldSettings)) {

@@ -7,10 +7,11 @@
 
 use std::collections::{HashMap, HashSet};
 
-use biome_core::chunk::{ChunkCoord, ChunkData, ChunkLayout, MeshStyle, NodeCoord};
 use biome_core::density::{Cell, DensityNode};
+use biome_core::seed_offsets;
 use biome_core::tutorial::{SeededRandom, Simplex, wobble_point};
-use biome_core::world::{WorldGenerator, WorldSettings, seed_offsets};
+use biome_core::{ChunkCoord, ChunkData, ChunkLayout, MeshStyle, NodeCoord};
+use biome_core::{WorldGenerator, WorldSettings};
 
 fn world(seed: i64) -> WorldGenerator {
     WorldGenerator::new(WorldSettings {
@@ -416,7 +417,7 @@ fn regions_are_the_nearest_wobbled_sites_by_brute_force() {
         let mut all = Vec::new();
         for cz in home.z - 6..=home.z + 6 {
             for cx in home.x - 6..=home.x + 6 {
-                let region = biome_core::world::RegionId { x: cx, z: cz };
+                let region = biome_core::RegionId { x: cx, z: cz };
                 let [sx, sz] = grid.site(region);
                 all.push((((wx - sx).powi(2) + (wz - sz).powi(2)).sqrt(), region));
             }

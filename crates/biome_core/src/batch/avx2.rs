@@ -19,7 +19,7 @@ use std::arch::x86_64::{
 };
 
 use super::{FbmParams, fbm_pairs};
-use crate::tutorial::{CORNER_TABLE_LEN, F2, G2, Simplex};
+use crate::tutorial::{CornerTable, F2, G2, Simplex};
 
 #[inline]
 pub(super) fn available() -> bool {
@@ -47,7 +47,7 @@ pub(super) fn fbm_points(
 }
 
 #[target_feature(enable = "avx2")]
-fn noise_points_avx2(table: &[u8], xs: &[f64], ys: &[f64], out: &mut [f64]) -> usize {
+fn noise_points_avx2(table: &CornerTable, xs: &[f64], ys: &[f64], out: &mut [f64]) -> usize {
     let lanes = xs.len().min(ys.len()).min(out.len()) / 4 * 4;
     for k in (0..lanes).step_by(4) {
         let x = load(&xs[k..k + 4]);
@@ -59,7 +59,7 @@ fn noise_points_avx2(table: &[u8], xs: &[f64], ys: &[f64], out: &mut [f64]) -> u
 
 #[target_feature(enable = "avx2")]
 fn fbm_points_avx2(
-    table: &[u8],
+    table: &CornerTable,
     xs: &[f64],
     ys: &[f64],
     params: FbmParams,
@@ -91,7 +91,7 @@ fn store(lanes: &mut [f64], value: __m256d) {
 /// [`Simplex::noise`] on four lanes.
 #[inline]
 #[target_feature(enable = "avx2")]
-fn noise4(table: &[u8], x: __m256d, y: __m256d) -> __m256d {
+fn noise4(table: &CornerTable, x: __m256d, y: __m256d) -> __m256d {
     let one = _mm256_set1_pd(1.0);
     let g2 = _mm256_set1_pd(G2);
     let g2_twice = _mm256_set1_pd(2.0 * G2);
@@ -149,11 +149,11 @@ pub(super) const GRAD_Y: [i32; 8] = [1, 1, -1, -1, 0, 0, 1, -1];
 /// One corner's contribution on four lanes, `(a, b)` being the wrapped corner coordinates.
 #[inline]
 #[target_feature(enable = "avx2")]
-fn corner4(table: &[u8], a: __m128i, b: __m128i, x: __m256d, y: __m256d) -> __m256d {
-    debug_assert_eq!(table.len(), CORNER_TABLE_LEN);
+fn corner4(table: &CornerTable, a: __m128i, b: __m128i, x: __m256d, y: __m256d) -> __m256d {
     let index = _mm_or_si128(_mm_slli_epi32::<8>(a), b);
     // SAFETY: every lane of `index` is below 65536 (two bytes), and the table holds 65536 + 3
-    // bytes, so each 4-byte read at `table + index` is in bounds; the low byte is the entry.
+    // bytes (its type says so), so each 4-byte read at `table + index` is in bounds; the low
+    // byte is the entry.
     let hash = unsafe { _mm_i32gather_epi32::<1>(table.as_ptr().cast(), index) };
     let hash = _mm256_castsi128_si256(_mm_and_si128(hash, _mm_set1_epi32(7)));
     let [x_0, x_1, x_2, x_3, x_4, x_5, x_6, x_7] = GRAD_X;

@@ -19,7 +19,7 @@ use std::arch::x86_64::{
 
 use super::avx2::{GRAD_X, GRAD_Y};
 use super::{FbmParams, fbm_pairs};
-use crate::tutorial::{CORNER_TABLE_LEN, F2, G2, Simplex};
+use crate::tutorial::{CornerTable, F2, G2, Simplex};
 
 /// `roundscale` immediate for `floor`: round toward negative infinity, no exceptions.
 const FLOOR: i32 = _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC;
@@ -53,7 +53,7 @@ pub(super) fn fbm_points(
 }
 
 #[target_feature(enable = "avx512f,avx512dq,avx512vl,avx2")]
-fn noise_points_avx512(table: &[u8], xs: &[f64], ys: &[f64], out: &mut [f64]) -> usize {
+fn noise_points_avx512(table: &CornerTable, xs: &[f64], ys: &[f64], out: &mut [f64]) -> usize {
     let lanes = xs.len().min(ys.len()).min(out.len()) / 8 * 8;
     for k in (0..lanes).step_by(8) {
         let x = load(&xs[k..k + 8]);
@@ -65,7 +65,7 @@ fn noise_points_avx512(table: &[u8], xs: &[f64], ys: &[f64], out: &mut [f64]) ->
 
 #[target_feature(enable = "avx512f,avx512dq,avx512vl,avx2")]
 fn fbm_points_avx512(
-    table: &[u8],
+    table: &CornerTable,
     xs: &[f64],
     ys: &[f64],
     params: FbmParams,
@@ -97,7 +97,7 @@ fn store(lanes: &mut [f64], value: __m512d) {
 /// [`Simplex::noise`] on eight lanes.
 #[inline]
 #[target_feature(enable = "avx512f,avx512dq,avx512vl,avx2")]
-fn noise8(table: &[u8], x: __m512d, y: __m512d) -> __m512d {
+fn noise8(table: &CornerTable, x: __m512d, y: __m512d) -> __m512d {
     let one = _mm512_set1_pd(1.0);
     let g2 = _mm512_set1_pd(G2);
     let g2_twice = _mm512_set1_pd(2.0 * G2);
@@ -151,11 +151,11 @@ fn wrap_256(i: __m512d) -> __m256i {
 /// One corner's contribution on eight lanes, `(a, b)` being the wrapped corner coordinates.
 #[inline]
 #[target_feature(enable = "avx512f,avx512dq,avx512vl,avx2")]
-fn corner8(table: &[u8], a: __m256i, b: __m256i, x: __m512d, y: __m512d) -> __m512d {
-    debug_assert_eq!(table.len(), CORNER_TABLE_LEN);
+fn corner8(table: &CornerTable, a: __m256i, b: __m256i, x: __m512d, y: __m512d) -> __m512d {
     let index = _mm256_or_si256(_mm256_slli_epi32::<8>(a), b);
     // SAFETY: every lane of `index` is below 65536 (two bytes), and the table holds 65536 + 3
-    // bytes, so each 4-byte read at `table + index` is in bounds; the low byte is the entry.
+    // bytes (its type says so), so each 4-byte read at `table + index` is in bounds; the low
+    // byte is the entry.
     let hash = unsafe { _mm256_i32gather_epi32::<1>(table.as_ptr().cast(), index) };
     let hash = _mm512_cvtepu32_epi64(_mm256_and_si256(hash, _mm256_set1_epi32(7)));
     let gx = _mm512_permutexvar_pd(hash, gradients(GRAD_X));

@@ -62,68 +62,8 @@ macro_rules! fbm_pairs {
 #[cfg(target_arch = "x86_64")]
 use fbm_pairs;
 
+pub use crate::tutorial::{FbmParams, WarpParams};
 use crate::tutorial::{LEVEL_TWO_FIELDS, Lanes, SECOND_FIELD, Simplex, fbm};
-
-/// The octave parameters of [`fbm`]. The default is the tutorial's: 4 octaves, persistence 0.5,
-/// lacunarity 2.
-#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct FbmParams {
-    /// Layers of noise, each finer than the last.
-    pub octaves: u32,
-    /// Amplitude factor from one octave to the next.
-    pub persistence: f64,
-    /// Frequency factor from one octave to the next.
-    pub lacunarity: f64,
-}
-
-impl Default for FbmParams {
-    fn default() -> Self {
-        Self {
-            octaves: 4,
-            persistence: 0.5,
-            lacunarity: 2.0,
-        }
-    }
-}
-
-impl FbmParams {
-    /// `octaves` octaves with the tutorial's persistence (0.5) and lacunarity (2).
-    #[must_use]
-    pub fn octaves(octaves: u32) -> Self {
-        Self {
-            octaves,
-            ..Self::default()
-        }
-    }
-}
-
-/// The parameters of a domain warp ([`crate::tutorial::warp_offset`]): how far points are
-/// pushed, the frequency of the push fields, how many warps (0, 1 or 2; more behave as 2), and
-/// the push fields' octaves.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct WarpParams {
-    /// How far points get pushed.
-    pub strength: f64,
-    /// Frequency of the push fields.
-    pub frequency: f64,
-    /// 0, 1 or 2 warps.
-    pub levels: u32,
-    /// Octaves of the push fields.
-    pub fbm: FbmParams,
-}
-
-impl WarpParams {
-    /// One warp over two 3-octave fields: the tutorial's `warpNode` and its border wobble.
-    #[must_use]
-    pub fn wobble(strength: f64, frequency: f64) -> Self {
-        Self {
-            strength,
-            frequency,
-            levels: 1,
-            fbm: FbmParams::octaves(3),
-        }
-    }
-}
 
 /// A regular grid of sample points: point `(i, j)` is `(x0 + i * step, y0 + j * step)`, stored
 /// row by row (`j * width + i`).
@@ -191,13 +131,16 @@ pub enum Backend {
 }
 
 impl Backend {
-    /// The fastest backend this CPU runs (checked once per call; the check is a cached load).
+    /// The fastest backend this CPU runs, detected once.
     #[must_use]
     pub fn detect() -> Self {
-        Self::available()
-            .into_iter()
-            .next_back()
-            .unwrap_or(Backend::Scalar)
+        static FASTEST: std::sync::OnceLock<Backend> = std::sync::OnceLock::new();
+        *FASTEST.get_or_init(|| {
+            Self::available()
+                .into_iter()
+                .next_back()
+                .unwrap_or(Backend::Scalar)
+        })
     }
 
     /// Every backend this CPU runs, slowest first.

@@ -9,8 +9,8 @@ use super::Interval;
 use super::field::{Evaluate, Inputs, NoiseTables};
 use super::ops::{FbmFields, Field, NOISE_BOUND, Operation, Widget, number, optional, whole};
 use crate::batch::{FbmParams, LaneKernel, kernel_points};
+use crate::limits;
 use crate::tutorial::{Lanes, Simplex, fbm_with_gradient_lanes};
-use crate::world::limits;
 
 /// Simplex fBm at `(x * scale, z * scale)` with gullies cut into its slopes, from the fBm's
 /// analytic gradient: `gully_octaves` layers of grooves, each twice as fine and half as deep as

@@ -5,8 +5,8 @@ use std::fmt;
 use std::sync::Arc;
 
 use super::{DensityNode, Sites};
+use crate::check::SettingsError;
 use crate::tutorial::Simplex;
-use crate::world::SettingsError;
 
 /// A compiled operation: its value at one point, or at many with the batch paths (the same
 /// bits), reading its inputs through [`Inputs`].

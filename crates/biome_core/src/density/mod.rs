@@ -27,8 +27,9 @@ pub use ops::{
     Warp, Widget,
 };
 
+use crate::check::{SettingsError, number_problem, whole_problem};
+use crate::limits;
 use crate::tutorial::{billow, nearest_two, ridged};
-use crate::world::{SettingsError, check_field, limits};
 
 /// How an fBm node shapes its value.
 #[cfg_attr(feature = "bevy_reflect", derive(bevy_reflect::Reflect))]
@@ -414,6 +415,27 @@ impl Sites for [[f64; 2]] {
 impl Sites for Vec<[f64; 2]> {
     fn nearest_distance(&self, x: f64, z: f64) -> f64 {
         nearest_two(self, x, z).d1
+    }
+}
+
+/// Checks one field of a density operation against what it may be.
+fn check_field(field: String, value: &FieldValue<'_>) -> Result<(), SettingsError> {
+    let problem = match value {
+        FieldValue::Number { value, range, .. } => number_problem(**value, range, ""),
+        FieldValue::Whole { value, range } => whole_problem(**value, range, ""),
+        FieldValue::SeedOffset { value, range } => whole_problem(**value, range, ""),
+        FieldValue::Choice { value, choices } => (**value as usize >= choices.len()).then(|| {
+            format!(
+                "must be a whole number from 0 to {} ({}) (got {value})",
+                choices.len() - 1,
+                choices.join(", ")
+            )
+        }),
+        FieldValue::Shape(_) => None,
+    };
+    match problem {
+        Some(reason) => Err(SettingsError { field, reason }),
+        None => Ok(()),
     }
 }
 

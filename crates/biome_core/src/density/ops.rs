@@ -10,9 +10,9 @@ use super::erosion::Eroded;
 use super::field::{Evaluate, Inputs, NoiseTables};
 use super::{Interval, Shape};
 use crate::batch::{FbmParams, WarpParams};
+use crate::limits;
 use crate::scratch::Scratch;
 use crate::tutorial::{Simplex, fbm, js_max, js_min, warp_offset};
-use crate::world::limits;
 
 /// What an operation knows about itself. Adding an operation is one type implementing this and
 /// one line in [`density_ops!`].

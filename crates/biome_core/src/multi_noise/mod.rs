@@ -19,8 +19,10 @@ mod grid;
 
 use serde::{Deserialize, Serialize};
 
+use crate::biomes::BiomeTable;
+use crate::check::{Check, Checked, SettingsError};
 use crate::density::{DensityNode, Shape};
-use crate::world::{BiomeTable, SettingsError, limits};
+use crate::limits;
 use grid::CellGrid;
 
 /// The climate axes of a [`BiomeBox`], in order.
@@ -50,7 +52,7 @@ pub struct AxisRange {
 
 impl AxisRange {
     /// The range a box gives an axis it does not care about: every value an axis can take
-    /// ([`crate::world::limits::DENSITY`]), so that axis adds nothing to its fit.
+    /// ([`crate::limits::DENSITY`]), so that axis adds nothing to its fit.
     pub const ANY: Self = Self::new(*limits::DENSITY.start(), *limits::DENSITY.end());
 
     /// `min..=max`.
@@ -571,6 +573,32 @@ impl BiomeBoxIndex {
     #[must_use]
     pub fn nearest_by_scan(&self, point: &ClimatePoint) -> usize {
         nearest_by_scan(&self.boxes, point).unwrap_or(0)
+    }
+}
+
+impl MultiNoise {
+    /// Checks the axis graphs and the boxes, which must name biomes of a list of `biomes`.
+    pub(crate) fn check(&self, check: &Check, biomes: usize) -> Checked {
+        let names = AXIS_NAMES;
+        for (axis, name) in self.axes().into_iter().zip(&names[2..]) {
+            axis.check_at(&check.field(name))?;
+        }
+        if let Err(error) = check_boxes(&self.boxes) {
+            return check.fail(&error.field, error.reason);
+        }
+        for (i, b) in self.boxes.iter().enumerate() {
+            if b.biome >= biomes {
+                return check.fail(
+                    &format!("boxes[{i}].biome"),
+                    format!(
+                        "must name one of the {biomes} biomes, 0 to {} (got {})",
+                        biomes - 1,
+                        b.biome
+                    ),
+                );
+            }
+        }
+        Ok(())
     }
 }
 

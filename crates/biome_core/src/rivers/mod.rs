@@ -37,9 +37,12 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use serde::{Deserialize, Serialize};
 
+use crate::check::{Check, Checked};
 use crate::hash::{hash_cell, unit};
+use crate::limits;
 use crate::math;
-use crate::world::{WorldGenerator, smoothstep};
+use crate::math::smoothstep;
+use crate::terrain::Terrain;
 
 /// Rivers and lakes (off by default, so the tutorial's numbers stay exact). See the module
 /// docs for the rule they follow.
@@ -373,7 +376,7 @@ struct RiverTile {
     bins: Vec<u32>,
 }
 
-/// The widest rectangle [`WorldGenerator::river_courses`] lists, in river nodes a side (655 km
+/// The widest rectangle [`crate::WorldGenerator::river_courses`] lists, in river nodes a side (655 km
 /// at the default spacing).
 pub const MAX_COURSE_NODES: i64 = 4096;
 
@@ -578,7 +581,7 @@ impl Rivers {
         [(x / size).floor() as i64, (z / size).floor() as i64]
     }
 
-    fn node_tile(&self, world: &WorldGenerator, key: [i64; 2]) -> Tile<NodeTile> {
+    fn node_tile(&self, terrain: &Terrain, key: [i64; 2]) -> Tile<NodeTile> {
         self.nodes.get(key, || {
             let count = (TILE * TILE) as usize;
             let (mut xs, mut zs) = (Vec::with_capacity(count), Vec::with_capacity(count));
@@ -589,7 +592,7 @@ impl Rivers {
                     zs.push(z);
                 }
             }
-            let (height, moisture) = world.river_nodes(&xs, &zs);
+            let (height, moisture) = terrain.river_nodes(&xs, &zs);
             // A tile of nodes is a few hundred samples: a thread waiting for the core (a
             // game's frame) gets it between tiles.
             std::thread::yield_now();
@@ -598,13 +601,13 @@ impl Rivers {
     }
 
     /// The nodes from `(i0, j0)`, `side` a side.
-    fn window(&self, world: &WorldGenerator, i0: i64, j0: i64, side: i64) -> Window {
+    fn window(&self, terrain: &Terrain, i0: i64, j0: i64, side: i64) -> Window {
         let n = (side * side) as usize;
         let (mut height, mut moisture) = (vec![0.0; n], vec![0.0; n]);
         let tiles = |v: i64| v.div_euclid(TILE)..=(v + side - 1).div_euclid(TILE);
         for tj in tiles(j0) {
             for ti in tiles(i0) {
-                let tile = self.node_tile(world, [ti, tj]);
+                let tile = self.node_tile(terrain, [ti, tj]);
                 for lj in 0..TILE {
                     for li in 0..TILE {
                         let (di, dj) = (ti * TILE + li - i0, tj * TILE + lj - j0);
@@ -706,12 +709,7 @@ impl Rivers {
 
     /// The network of the courses from the springs in node ranges `springs` (columns, rows) of
     /// `window`: their levels, flows, lakes and bends.
-    fn network(
-        &self,
-        world: &WorldGenerator,
-        window: Window,
-        springs: &[Range<i64>; 2],
-    ) -> Network {
+    fn network(&self, terrain: &Terrain, window: Window, springs: &[Range<i64>; 2]) -> Network {
         let courses = self.courses(&window, springs);
         let n = window.height.len();
         let mut flow = vec![0u32; n];
@@ -754,7 +752,7 @@ impl Rivers {
         }
         let mut ground = Vec::with_capacity(xs.len());
         for (bx, bz) in xs.chunks(BLOCK).zip(zs.chunks(BLOCK)) {
-            ground.extend(world.raw_terrain(bx, bz));
+            ground.extend(terrain.raw_terrain(bx, bz));
             std::thread::yield_now();
         }
         for (k, chunk) in edges.iter().zip(ground.chunks(PIECES - 1)) {
@@ -797,7 +795,7 @@ impl Rivers {
     }
 
     /// The river elements that reach into tile `key`.
-    fn river_tile(&self, world: &WorldGenerator, key: [i64; 2]) -> Tile<RiverTile> {
+    fn river_tile(&self, terrain: &Terrain, key: [i64; 2]) -> Tile<RiverTile> {
         self.tiles.get(key, || {
             let p = &self.params;
             let length = i64::from(p.settings.max_length);
@@ -813,7 +811,7 @@ impl Rivers {
             );
             let pad = 2 * length + 2;
             let window = self.window(
-                world,
+                terrain,
                 first[0] - pad,
                 first[1] - pad,
                 last[0] - first[0] + 2 * pad,
@@ -822,7 +820,7 @@ impl Rivers {
                 first[0] - length..last[0] + length,
                 first[1] - length..last[1] + length,
             ];
-            let network = self.network(world, window, &springs);
+            let network = self.network(terrain, window, &springs);
             let window = &network.window;
             let wanted = |k: usize| {
                 let [i, j] = window.node(k);
@@ -887,7 +885,7 @@ impl Rivers {
     /// every point with its tile.
     fn each_point(
         &self,
-        world: &WorldGenerator,
+        terrain: &Terrain,
         xs: &[f64],
         zs: &[f64],
         mut visit: impl FnMut(usize, &RiverTile),
@@ -898,7 +896,7 @@ impl Rivers {
             let at = match tiles.iter().position(|(t, _)| *t == key) {
                 Some(at) => at,
                 None => {
-                    tiles.push((key, self.river_tile(world, key)));
+                    tiles.push((key, self.river_tile(terrain, key)));
                     tiles.len() - 1
                 }
             };
@@ -908,14 +906,8 @@ impl Rivers {
 
     /// Carves the rivers into `density`: the terrain at `(xs[k], zs[k])` before rivers, in
     /// density units.
-    pub(crate) fn carve(
-        &self,
-        world: &WorldGenerator,
-        xs: &[f64],
-        zs: &[f64],
-        density: &mut [f64],
-    ) {
-        self.each_point(world, xs, zs, |k, tile| {
+    pub(crate) fn carve(&self, terrain: &Terrain, xs: &[f64], zs: &[f64], density: &mut [f64]) {
+        self.each_point(terrain, xs, zs, |k, tile| {
             let survey = self.survey(tile, [xs[k], zs[k]], density[k]);
             if survey.ceiling < f64::INFINITY {
                 // Another river's valley wall does not cut into a channel's bed (where a course
@@ -938,14 +930,14 @@ impl Rivers {
     /// (density units), written to `out`.
     pub(crate) fn points(
         &self,
-        world: &WorldGenerator,
+        terrain: &Terrain,
         xs: &[f64],
         zs: &[f64],
         carved: &[f64],
         out: &mut [RiverPoint],
     ) {
         let scale = self.params.height_scale;
-        self.each_point(world, xs, zs, |k, tile| {
+        self.each_point(terrain, xs, zs, |k, tile| {
             let survey = self.survey(tile, [xs[k], zs[k]], carved[k]);
             out[k] = RiverPoint {
                 water: (survey.water < f64::INFINITY && carved[k] < survey.water)
@@ -995,7 +987,7 @@ impl Rivers {
     /// If the rectangle spans more than [`MAX_COURSE_NODES`] river nodes on a side.
     pub(crate) fn courses_in(
         &self,
-        world: &WorldGenerator,
+        terrain: &Terrain,
         min: [f64; 2],
         max: [f64; 2],
     ) -> Vec<RiverCourse> {
@@ -1009,10 +1001,10 @@ impl Rivers {
         let length = i64::from(self.params.settings.max_length);
         let pad = 3 * length + 3;
         let side = (i1 - i0).max(j1 - j0) + 1 + 2 * pad;
-        let window = self.window(world, i0 - pad, j0 - pad, side);
+        let window = self.window(terrain, i0 - pad, j0 - pad, side);
         let reach = 2 * length;
         let springs = [i0 - reach..i1 + 1 + reach, j0 - reach..j1 + 1 + reach];
-        let network = self.network(world, window, &springs);
+        let network = self.network(terrain, window, &springs);
         let window = &network.window;
         let inside =
             |[x, z]: [f64; 2]| (min[0]..max[0]).contains(&x) && (min[1]..max[1]).contains(&z);
@@ -1063,3 +1055,52 @@ const NEIGHBOURS: [(i64, i64); 8] = [
     (0, 1),
     (1, 1),
 ];
+
+impl RiverSettings {
+    pub(crate) fn check(&self, check: &Check) -> Checked {
+        check.range("spacing", self.spacing, &limits::RIVER_SPACING)?;
+        check.range("springs", self.springs, &limits::RIVER_SPRINGS)?;
+        check.range("spring_height", self.spring_height, &limits::SPRING_HEIGHT)?;
+        check.range("dry_moisture", self.dry_moisture, &limits::DRY_MOISTURE)?;
+        check.whole("max_length", self.max_length, &limits::RIVER_LENGTH)?;
+        check.range("width", self.width, &limits::RIVER_WIDTH)?;
+        check.range("depth", self.depth, &limits::RIVER_DEPTH)?;
+        check.range("lake_radius", self.lake_radius, &limits::LAKE_RADIUS)?;
+        check.range("valley_width", self.valley_width, &limits::VALLEY_WIDTH)?;
+        check.range("valley_slope", self.valley_slope, &limits::VALLEY_SLOPE)?;
+        check.range("bank_height", self.bank_height, &limits::BANK_HEIGHT)?;
+        check.range("meander", self.meander, &limits::MEANDER)?;
+        // Rivers and lakes stay near their nodes, so a tile of the network is small.
+        if self.width > self.spacing / 8.0 {
+            return check.fail(
+                "width",
+                format!(
+                    "must be at most spacing / 8 = {} (got {})",
+                    self.spacing / 8.0,
+                    self.width
+                ),
+            );
+        }
+        if self.lake_radius > self.spacing / 4.0 {
+            return check.fail(
+                "lake_radius",
+                format!(
+                    "must be at most spacing / 4 = {} (got {})",
+                    self.spacing / 4.0,
+                    self.lake_radius
+                ),
+            );
+        }
+        if self.valley_width > 4.0 * self.spacing {
+            return check.fail(
+                "valley_width",
+                format!(
+                    "must be at most 4 × spacing = {} (got {})",
+                    4.0 * self.spacing,
+                    self.valley_width
+                ),
+            );
+        }
+        Ok(())
+    }
+}

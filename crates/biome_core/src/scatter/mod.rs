@@ -1,5 +1,5 @@
 //! Biome-aware scatter: rocks, bushes and grass tufts, each kind with its own spacing per biome
-//! ([`crate::world::Biome::scatter`]), placed by Poisson-disk sampling that is a pure function of
+//! ([`crate::Biome::scatter`]), placed by Poisson-disk sampling that is a pure function of
 //! position and seed.
 //!
 //! **The rule.** For each kind, the world is covered by a grid of cells a little narrower than
@@ -21,79 +21,16 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::coords::clamp_coordinate;
+use crate::generator::{RegionBiomes, Surface, WorldGenerator};
 use crate::hash::{hash_cell, mix, salt, unit};
+use crate::limits;
+use crate::regions::{NearestTwoRun, SiteCache};
 use crate::scratch::Scratch;
+use crate::seed_offsets;
 use crate::tutorial::wobble_point;
-use crate::world::{
-    NearestTwoRun, RegionBiomes, SiteCache, Surface, WorldGenerator, clamp_coordinate, limits,
-    seed_offsets,
-};
 
-/// What is scattered.
-#[cfg_attr(feature = "bevy_reflect", derive(bevy_reflect::Reflect))]
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-pub enum ScatterKind {
-    /// A weathered rock, from pebble heaps to boulders.
-    Rock,
-    /// A low, round shrub.
-    Bush,
-    /// A tuft of grass blades.
-    Grass,
-}
-
-impl ScatterKind {
-    /// Every kind, in a fixed order (renderers index meshes by it).
-    pub const ALL: [ScatterKind; 3] = [ScatterKind::Rock, ScatterKind::Bush, ScatterKind::Grass];
-
-    /// This kind's position in [`ScatterKind::ALL`].
-    #[must_use]
-    pub fn index(self) -> usize {
-        self as usize
-    }
-
-    /// Whether it lies on snow too (rocks do; plants do not).
-    #[must_use]
-    pub fn on_snow(self) -> bool {
-        self == ScatterKind::Rock
-    }
-}
-
-/// One kind a biome scatters, and how far apart.
-#[cfg_attr(feature = "bevy_reflect", derive(bevy_reflect::Reflect))]
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ScatterSpacing {
-    /// The kind.
-    pub kind: ScatterKind,
-    /// The least distance between two of them, world units.
-    pub spacing: f64,
-}
-
-/// Scatter over the whole world; the biomes say what and how densely.
-#[cfg_attr(feature = "bevy_reflect", derive(bevy_reflect::Reflect))]
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct ScatterSettings {
-    /// Whether the world scatters anything.
-    pub enabled: bool,
-    /// Steepest ground (degrees) that holds scatter.
-    pub max_slope_degrees: f64,
-    /// Smallest size factor.
-    pub min_scale: f64,
-    /// Largest size factor.
-    pub max_scale: f64,
-}
-
-impl Default for ScatterSettings {
-    fn default() -> Self {
-        Self {
-            enabled: true,
-            max_slope_degrees: 40.0,
-            min_scale: 0.7,
-            max_scale: 1.4,
-        }
-    }
-}
+pub use crate::cover::{ScatterKind, ScatterSettings, ScatterSpacing};
 
 /// A scattered object in world space.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -588,6 +525,27 @@ fn stand(world: &WorldGenerator, kind: ScatterKind, chosen: &[Candidate]) -> Vec
             })
         })
         .collect()
+}
+
+impl WorldGenerator {
+    /// Every object of `kind` scattered in `[min.x, max.x) × [min.z, max.z)`
+    /// ([`crate::scatter`]), ordered by candidate cell row, column and slot. The rectangle is
+    /// first moved inside [`limits::COORDINATE`]; the work grows with its area over the kind's
+    /// narrowest spacing squared, plus a margin of a few of its widest spacings.
+    ///
+    /// # Panics
+    /// If that search would cover more than [`crate::scatter::MAX_CELLS`] candidate cells (a
+    /// rectangle some kilometres wide for grass).
+    #[must_use]
+    pub fn scatter_in_rect(
+        &self,
+        kind: ScatterKind,
+        min: [f64; 2],
+        max: [f64; 2],
+    ) -> Vec<Scattered> {
+        let (min, max) = (min.map(clamp_coordinate), max.map(clamp_coordinate));
+        scatter_in(self, kind, min, max)
+    }
 }
 
 #[cfg(test)]

@@ -5,13 +5,15 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::coords::clamp_coordinate;
+use crate::cover::{SpeciesWeight, TreeSpecies};
+use crate::generator::{Ground, RegionBiomes, Surface, WorldGenerator};
 use crate::hash::{hash_cell, salt, unit};
+use crate::math::smoothstep;
+use crate::regions::{NearestTwoRun, SiteCache};
 use crate::scratch::Scratch;
+use crate::seed_offsets;
 use crate::tutorial::fbm;
-use crate::world::{
-    Ground, NearestTwoRun, RegionBiomes, SiteCache, Surface, TreeSpecies, WorldGenerator,
-    seed_offsets, smoothstep,
-};
 
 /// A tree in world space.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -197,7 +199,7 @@ struct Spot {
 }
 
 /// Picks a species by weight with a draw in `0..1`; `None` if no species has weight.
-fn pick_species(choices: &[crate::world::SpeciesWeight], draw: f64) -> Option<TreeSpecies> {
+fn pick_species(choices: &[SpeciesWeight], draw: f64) -> Option<TreeSpecies> {
     let total: f64 = choices.iter().map(|c| c.weight).sum();
     if total <= 0.0 {
         return None;
@@ -216,10 +218,31 @@ fn pick_species(choices: &[crate::world::SpeciesWeight], draw: f64) -> Option<Tr
         .map(|c| c.species)
 }
 
+impl WorldGenerator {
+    /// Every tree standing in `[min.x, max.x) × [min.z, max.z)`, ordered by grid row then column
+    /// ([`crate::trees`]). The rectangle is first moved inside [`crate::limits::COORDINATE`]; the work
+    /// grows with its area over the tree spacing squared.
+    #[must_use]
+    pub fn trees_in_rect(&self, min: [f64; 2], max: [f64; 2]) -> Vec<Tree> {
+        let (min, max) = (min.map(clamp_coordinate), max.map(clamp_coordinate));
+        let cache = SiteCache::covering(*self.regions(), min[0], min[1], max[0], max[1], 3);
+        trees_in(self, min, max, &cache, 1)
+    }
+
+    /// The trees of [`WorldGenerator::trees_in_rect`] whose tree-grid cell lies on every
+    /// `stride`-th column and row (a subset: 1 in `stride²` spots), for far forests drawn with
+    /// fewer, wider trees. The work grows with the area over `(stride × spacing)²`.
+    #[must_use]
+    pub fn trees_in_rect_every(&self, min: [f64; 2], max: [f64; 2], stride: u32) -> Vec<Tree> {
+        let (min, max) = (min.map(clamp_coordinate), max.map(clamp_coordinate));
+        let cache = SiteCache::covering(*self.regions(), min[0], min[1], max[0], max[1], 3);
+        trees_in(self, min, max, &cache, stride)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::world::SpeciesWeight;
 
     #[test]
     fn species_follow_their_weights() {

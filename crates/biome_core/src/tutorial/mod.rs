@@ -20,8 +20,6 @@ mod nodes;
 pub use nodes::{cell_node, clamp_node, mix_node, simplex_node, warp_node};
 use rand_core::{RngCore, SeedableRng};
 
-use crate::batch::{FbmParams, WarpParams};
-
 /// The modulus of the Lehmer generator (2^31 - 1, a prime).
 const MODULUS: i64 = 2_147_483_647;
 /// The multiplier of the Lehmer generator (MINSTD).
@@ -102,6 +100,67 @@ impl SeedableRng for SeededRandom {
     }
 }
 
+/// The octave parameters of [`fbm`]. The default is the tutorial's: 4 octaves, persistence 0.5,
+/// lacunarity 2.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct FbmParams {
+    /// Layers of noise, each finer than the last.
+    pub octaves: u32,
+    /// Amplitude factor from one octave to the next.
+    pub persistence: f64,
+    /// Frequency factor from one octave to the next.
+    pub lacunarity: f64,
+}
+
+impl Default for FbmParams {
+    fn default() -> Self {
+        Self {
+            octaves: 4,
+            persistence: 0.5,
+            lacunarity: 2.0,
+        }
+    }
+}
+
+impl FbmParams {
+    /// `octaves` octaves with the tutorial's persistence (0.5) and lacunarity (2).
+    #[must_use]
+    pub fn octaves(octaves: u32) -> Self {
+        Self {
+            octaves,
+            ..Self::default()
+        }
+    }
+}
+
+/// The parameters of a domain warp ([`warp_offset`]): how far points are
+/// pushed, the frequency of the push fields, how many warps (0, 1 or 2; more behave as 2), and
+/// the push fields' octaves.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct WarpParams {
+    /// How far points get pushed.
+    pub strength: f64,
+    /// Frequency of the push fields.
+    pub frequency: f64,
+    /// 0, 1 or 2 warps.
+    pub levels: u32,
+    /// Octaves of the push fields.
+    pub fbm: FbmParams,
+}
+
+impl WarpParams {
+    /// One warp over two 3-octave fields: the tutorial's `warpNode` and its border wobble.
+    #[must_use]
+    pub fn wobble(strength: f64, frequency: f64) -> Self {
+        Self {
+            strength,
+            frequency,
+            levels: 1,
+            fbm: FbmParams::octaves(3),
+        }
+    }
+}
+
 /// Skew factor for 2D: `0.5 * (sqrt(3) - 1)`, written as its exact `f64`.
 pub const F2: f64 = 0.366_025_403_784_438_6;
 /// Unskew factor for 2D: `(3 - sqrt(3)) / 6`, written as its exact `f64`.
@@ -122,6 +181,9 @@ pub const GRAD2: [[f64; 2]; 8] = [
 /// the last entry stays inside.
 pub(crate) const CORNER_TABLE_LEN: usize = 256 * 256 + 3;
 
+/// [`Simplex`]'s corner table: its length is in the type, so a gather's bounds are too.
+pub(crate) type CornerTable = [u8; CORNER_TABLE_LEN];
+
 /// The tutorial's 2D Simplex noise with a seeded, shuffled permutation table.
 #[derive(Clone)]
 pub struct Simplex {
@@ -130,7 +192,7 @@ pub struct Simplex {
     /// `p` in 32-bit entries, which SIMD lanes can gather (there is no byte gather).
     wide: [u32; 512],
     /// `p[a + p[b]] & 7` for every `a, b` in `0..256`: one lookup per corner for the batch path.
-    pub(crate) corner_gradients: Box<[u8]>,
+    pub(crate) corner_gradients: Box<CornerTable>,
 }
 
 impl std::fmt::Debug for Simplex {
@@ -152,7 +214,7 @@ impl Simplex {
             permutation.swap(i, j);
         }
         let p: [u8; 512] = std::array::from_fn(|i| permutation[i & 255]);
-        let mut corner_gradients = vec![0u8; CORNER_TABLE_LEN].into_boxed_slice();
+        let mut corner_gradients = Box::new([0u8; CORNER_TABLE_LEN]);
         for a in 0..256 {
             for b in 0..256 {
                 corner_gradients[a << 8 | b] = p[a + usize::from(p[b])] & 7;
@@ -384,7 +446,7 @@ fn corner(hash: u8, x: f64, y: f64) -> f64 {
 /// `persistence` times the amplitude of the one before, divided back into `-1..1`.
 ///
 /// The tutorial's defaults are `octaves = 4`, `persistence = 0.5`, `lacunarity = 2.0`
-/// ([`FbmParams::default`](crate::batch::FbmParams)).
+/// ([`FbmParams::default`]).
 #[must_use]
 pub fn fbm(
     simplex: &Simplex,

@@ -4,8 +4,8 @@
 //! For a stack that can be saved, edited in a panel and evaluated in batches, use
 //! [`crate::density::DensityNode`]; it gives the same bits.
 
+use super::WarpParams;
 use super::{Simplex, fbm, js_max, js_min, nearest_two, warp_offset};
-use crate::batch::WarpParams;
 
 /// Source node: fBm of `simplex` at `(x * scale, y * scale)`. The tutorial's default is 4 octaves.
 pub fn simplex_node(simplex: Simplex, scale: f64, octaves: u32) -> impl Fn(f64, f64) -> f64 {

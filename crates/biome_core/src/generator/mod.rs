@@ -1,75 +1,34 @@
-//! The infinite world: [`WorldSettings`] compiled into a [`WorldGenerator`] that answers, for any world
-//! position, height, climate, biome, region, surface and colour.
+//! The generator: [`WorldSettings`] compiled into a [`WorldGenerator`] that answers, for any world
+//! position, height, climate, biome, region, surface and colour. The consumers build on it
+//! ([`crate::chunk`], [`crate::trees`], [`crate::scatter`]), adding their own methods to it.
 //!
 //! Every answer is a pure function of the settings (seed included) and the position, so chunks
 //! built alone, in any order, on any thread, agree at their borders. The world spans
-//! [`limits::COORDINATE`] (±2^47 world units) on both axes: cell math runs in `i64` and `f64`
+//! [`crate::limits::COORDINATE`] (±2^47 world units) on both axes: cell math runs in `i64` and `f64`
 //! and never overflows there, and a position beyond is read at the nearest point inside.
 
-mod regions;
 mod settings;
 
-pub(crate) use regions::{NearestTwoRun, SiteCache};
-pub use regions::{RegionGrid, RegionId, RegionPair};
-pub use settings::{
-    Biome, BiomeSource, BiomeTable, ClimateSettings, PresetError, RainShadow, RegionSettings, Rgb,
-    SettingsError, SpeciesWeight, SurfaceSettings, TerrainSettings, TreeSettings, TreeSpecies,
-    WorldSettings, limits,
-};
-pub(crate) use settings::{check_field, number_problem};
+pub use settings::{BiomeSource, PresetError, SurfaceSettings, WorldSettings};
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
 
 use serde::{Deserialize, Serialize};
 
-use crate::batch::{FbmParams, WarpParams};
-use crate::chunk::{
-    self, ChunkCoord, ChunkData, ChunkError, ChunkLayout, HeightGrid, NodeCoord, NodeDensity,
-    Stitch,
-};
+use crate::check::SettingsError;
+use crate::coords::clamp_coordinate;
 use crate::density::{DensityField, Sites};
+use crate::math::smoothstep;
 use crate::multi_noise::{BiomeBoxIndex, ClimatePoint};
+use crate::regions::{NearestTwoRun, RegionGrid, RegionId, RegionPair, SiteCache};
 use crate::rivers::{RiverCourse, RiverPoint, Rivers};
-use crate::scatter::{ScatterKind, Scattered};
 use crate::scratch::Scratch;
-use crate::trees::{self, Tree};
+use crate::seed_offsets;
+use crate::terrain::Terrain;
 use crate::tutorial::{
-    Climate, Simplex, blend_weight, climate_from_noise, fbm, pick_biome, wobble_point,
+    Climate, Simplex, WarpParams, blend_weight, climate_from_noise, fbm, pick_biome, wobble_point,
 };
-
-/// A world coordinate moved into [`limits::COORDINATE`]: points beyond are read at the nearest
-/// point inside, and NaN is read as 0, so no position can make an answer overflow or turn NaN.
-#[inline]
-#[must_use]
-pub(crate) fn clamp_coordinate(v: f64) -> f64 {
-    if v.is_nan() {
-        0.0
-    } else {
-        v.clamp(*limits::COORDINATE.start(), *limits::COORDINATE.end())
-    }
-}
-
-/// Seed offsets of the world's fields (the tutorial's climate uses `seed + 1` and `seed + 2`).
-pub mod seed_offsets {
-    /// Temperature noise.
-    pub const HEAT: i64 = 1;
-    /// Moisture noise.
-    pub const WET: i64 = 2;
-    /// Region border wobble.
-    pub const WOBBLE: i64 = 5;
-    /// Region site scattering.
-    pub const SITES: i64 = 6;
-    /// Tree spots.
-    pub const TREES: i64 = 7;
-    /// Forest clumping noise.
-    pub const FORESTS: i64 = 8;
-    /// River nodes, springs and bends.
-    pub const RIVERS: i64 = 9;
-    /// Scatter candidates (one seed per kind from here on).
-    pub const SCATTER: i64 = 12;
-}
 
 /// What covers the ground at a point, decided from height and cold before the biome.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -104,14 +63,14 @@ impl Surface {
 pub struct Sample {
     /// Height in world units; 0 is sea level.
     pub height: f64,
-    /// The terrain's value (height before [`TerrainSettings::height_scale`]): the density
+    /// The terrain's value (height before [`crate::terrain::TerrainSettings::height_scale`]): the density
     /// stack's, with rivers carved into it.
     pub density: f64,
     /// The river or lake at the point, if any.
     pub river: RiverPoint,
     /// Temperature and moisture, each 0 to 1, with mountain chill applied.
     pub climate: Climate,
-    /// Index into [`BiomeTable::biomes`] of the region the point belongs to.
+    /// Index into [`crate::BiomeTable::biomes`] of the region the point belongs to.
     pub biome: usize,
     /// Biome of the neighbouring region across the nearest border.
     pub second_biome: usize,
@@ -149,12 +108,10 @@ struct Palette {
 #[derive(Clone, Debug)]
 pub struct WorldGenerator {
     settings: WorldSettings,
-    density: DensityField,
-    heat: Simplex,
-    wet: Simplex,
+    /// The land and climate before rivers.
+    terrain: Terrain,
     wobble: Simplex,
     pub(crate) forests: Simplex,
-    regions: RegionGrid,
     palette: Palette,
     biome_lookup: BiomeLookup,
     /// The river network, shared by clones (its tile cache only saves work).
@@ -226,16 +183,14 @@ impl WorldGenerator {
         Ok(Self {
             rivers,
             biome_lookup,
-            density: DensityField::compile(&settings.terrain.density, seed),
-            heat: Simplex::new(seed + seed_offsets::HEAT),
-            wet: Simplex::new(seed + seed_offsets::WET),
+            terrain: Terrain::new(
+                seed,
+                &settings.terrain,
+                &settings.climate,
+                &settings.regions,
+            )?,
             wobble: Simplex::new(seed + seed_offsets::WOBBLE),
             forests: Simplex::new(seed + seed_offsets::FORESTS),
-            regions: RegionGrid::new(
-                seed + seed_offsets::SITES,
-                settings.regions.cell_size,
-                settings.regions.jitter,
-            )?,
             palette,
             settings,
         })
@@ -250,34 +205,34 @@ impl WorldGenerator {
     /// The compiled density stack (for previews of single nodes).
     #[must_use]
     pub fn density(&self) -> &DensityField {
-        &self.density
+        &self.terrain.density
     }
 
     /// The region sites.
     #[must_use]
     pub fn regions(&self) -> &RegionGrid {
-        &self.regions
+        &self.terrain.regions
     }
 
     /// Height in world units at `(x, z)`; 0 is sea level. Cheaper than [`WorldGenerator::sample`].
-    /// Always finite and within [`limits::HEIGHT`].
+    /// Always finite and within [`crate::limits::HEIGHT`].
     #[must_use]
     pub fn height_at(&self, x: f64, z: f64) -> f64 {
         let (x, z) = (clamp_coordinate(x), clamp_coordinate(z));
         self.terrain_value(x, z) * self.settings.terrain.height_scale
     }
 
-    /// The terrain's value at a point inside [`limits::COORDINATE`]: the density stack's,
+    /// The terrain's value at a point inside [`crate::limits::COORDINATE`]: the density stack's,
     /// with the rivers carved in.
     fn terrain_value(&self, x: f64, z: f64) -> f64 {
-        let mut value = [self.density.value(x, z, &self.regions)];
+        let mut value = [self.terrain.density.value(x, z, &self.terrain.regions)];
         if let Some(rivers) = &self.rivers {
-            rivers.carve(self, &[x], &[z], &mut value);
+            rivers.carve(&self.terrain, &[x], &[z], &mut value);
         }
         value[0]
     }
 
-    /// The terrain at every `(xs[k], zs[k])` (inside [`limits::COORDINATE`]), written to
+    /// The terrain at every `(xs[k], zs[k])` (inside [`crate::limits::COORDINATE`]), written to
     /// `out`: the density stack's values with the batch paths, with the rivers carved in.
     pub(crate) fn terrain_values(
         &self,
@@ -286,9 +241,9 @@ impl WorldGenerator {
         sites: &dyn Sites,
         out: &mut [f64],
     ) {
-        self.density.values(xs, zs, sites, out);
+        self.terrain.density.values(xs, zs, sites, out);
         if let Some(rivers) = &self.rivers {
-            rivers.carve(self, xs, zs, out);
+            rivers.carve(&self.terrain, xs, zs, out);
         }
     }
 
@@ -302,7 +257,7 @@ impl WorldGenerator {
     ) -> Option<Vec<RiverPoint>> {
         let rivers = self.rivers.as_ref()?;
         let mut out = vec![RiverPoint::DRY; xs.len()];
-        rivers.points(self, xs, zs, terrain, &mut out);
+        rivers.points(&self.terrain, xs, zs, terrain, &mut out);
         Some(out)
     }
 
@@ -312,43 +267,10 @@ impl WorldGenerator {
             .map_or(RiverPoint::DRY, |points| points[0])
     }
 
-    /// The raw terrain height (density units, before rivers) and the moisture of river nodes
-    /// at `(xs[k], zs[k])`: what the river network is computed from.
-    pub(crate) fn river_nodes(&self, xs: &[f64], zs: &[f64]) -> (Vec<f64>, Vec<f64>) {
-        let (xs, zs): (Vec<f64>, Vec<f64>) = xs
-            .iter()
-            .zip(zs)
-            .map(|(&x, &z)| (clamp_coordinate(x), clamp_coordinate(z)))
-            .unzip();
-        let density = self.raw_terrain(&xs, &zs);
-        let mut wet = self.climate_field(&self.wet, &xs, &zs);
-        if let Some(shifts) = self.moisture_shifts(&xs, &zs, &density) {
-            for (w, s) in wet.iter_mut().zip(shifts.iter()) {
-                *w += s;
-            }
-        }
-        let moisture = wet
-            .iter()
-            .zip(&density)
-            .map(|(&w, &d)| climate_from_noise(0.0, w, d, 0.0).moisture)
-            .collect();
-        (density, moisture)
-    }
-
-    /// The density stack's values at `(xs[k], zs[k])` (moved inside [`limits::COORDINATE`]),
-    /// before rivers carve them.
-    pub(crate) fn raw_terrain(&self, xs: &[f64], zs: &[f64]) -> Vec<f64> {
-        let xs: Vec<f64> = xs.iter().map(|&x| clamp_coordinate(x)).collect();
-        let zs: Vec<f64> = zs.iter().map(|&z| clamp_coordinate(z)).collect();
-        let mut density = vec![0.0; xs.len()];
-        self.density.values(&xs, &zs, &self.regions, &mut density);
-        density
-    }
-
     /// Every river course whose spring lies in `[min.x, max.x) × [min.z, max.z)`: the points it
     /// passes from its spring to the sea or a lake, and the water level at each (density
     /// units). Empty without rivers. The rectangle is first moved inside
-    /// [`limits::COORDINATE`]; the work grows with its area plus the courses' reach.
+    /// [`crate::limits::COORDINATE`]; the work grows with its area plus the courses' reach.
     ///
     /// # Panics
     /// If the rectangle spans more than [`crate::rivers::MAX_COURSE_NODES`] river nodes on a
@@ -359,7 +281,7 @@ impl WorldGenerator {
             return Vec::new();
         };
         let (min, max) = (min.map(clamp_coordinate), max.map(clamp_coordinate));
-        rivers.courses_in(self, min, max)
+        rivers.courses_in(&self.terrain, min, max)
     }
 
     /// The river's or lake's water surface at `(x, z)`, world units, when the ground there lies
@@ -383,18 +305,24 @@ impl WorldGenerator {
         let noise = PointNoise {
             density,
             heat: fbm(
-                &self.heat,
+                &self.terrain.heat,
                 x * climate_scale,
                 z * climate_scale,
                 3,
                 0.5,
                 2.0,
             ),
-            wet: fbm(&self.wet, x * climate_scale, z * climate_scale, 3, 0.5, 2.0)
-                + self.moisture_shift(x, z, density),
+            wet: fbm(
+                &self.terrain.wet,
+                x * climate_scale,
+                z * climate_scale,
+                3,
+                0.5,
+                2.0,
+            ) + self.terrain.moisture_shift(x, z, density),
         };
         let [wx, wz] = wobble_point(&self.wobble, x, z, regions.wobble, regions.wobble_scale);
-        let pair = self.regions.nearest_two(wx, wz);
+        let pair = self.terrain.regions.nearest_two(wx, wz);
         let biomes = [pair.nearest, pair.second].map(|region| self.region_biome(region));
         self.finish(noise, pair, biomes, river)
     }
@@ -427,7 +355,7 @@ impl WorldGenerator {
         // Wobbled lookups stray by up to a few wobble lengths; the cache falls back beyond it.
         let reach = self.settings.regions.wobble * 3.0;
         SiteCache::covering(
-            self.regions,
+            self.terrain.regions,
             x0 - reach,
             z0 - reach,
             x1 + reach,
@@ -436,164 +364,15 @@ impl WorldGenerator {
         )
     }
 
-    /// Builds chunk `coord`: its mesh data and trees ([`crate::chunk`]).
-    ///
-    /// # Errors
-    /// [`ChunkError::Layout`] if [`ChunkLayout::validate_with`] refuses `layout` for this world.
-    pub fn build_chunk(
-        &self,
-        coord: ChunkCoord,
-        layout: &ChunkLayout,
-    ) -> Result<ChunkData, ChunkError> {
-        self.build_chunk_cancellable(coord, layout, &AtomicBool::new(false))
-    }
-
-    /// [`WorldGenerator::build_chunk`] that stops early, within a few milliseconds, once
-    /// `cancel` is set (from another thread, say, when the chunk is no longer wanted).
-    ///
-    /// The cancellable builds sample in blocks of a few hundred points, looking at `cancel` and
-    /// yielding the thread ([`std::thread::yield_now`]) between blocks, so a build on a
-    /// background thread lets a waiting thread (a game's frame) have its core within about
-    /// 0.1 ms even when every core is busy.
-    ///
-    /// # Errors
-    /// [`ChunkError::Layout`] for a refused layout, [`ChunkError::Cancelled`] once `cancel` is
-    /// set.
-    pub fn build_chunk_cancellable(
-        &self,
-        coord: ChunkCoord,
-        layout: &ChunkLayout,
-        cancel: &AtomicBool,
-    ) -> Result<ChunkData, ChunkError> {
-        chunk::build(
-            self,
-            NodeCoord::chunk(coord),
-            layout,
-            Stitch::NONE,
-            None,
-            cancel,
-        )
-    }
-
-    /// The heights of chunk `coord`'s vertex grid, bit for bit those of
-    /// [`WorldGenerator::build_chunk`]'s [`ChunkData::heights`], for a fraction of the work (no
-    /// normals, colours or trees): the ground for physics where no chunk is drawn. Stops early
-    /// once `cancel` is set.
-    ///
-    /// # Errors
-    /// [`ChunkError::Layout`] for a refused layout, [`ChunkError::Cancelled`] once `cancel` is
-    /// set.
-    pub fn chunk_heights(
-        &self,
-        coord: ChunkCoord,
-        layout: &ChunkLayout,
-        cancel: &AtomicBool,
-    ) -> Result<HeightGrid, ChunkError> {
-        Ok(chunk::density(self, NodeCoord::chunk(coord), layout, cancel)?.heights())
-    }
-
-    /// The density of `node`'s vertex grid, as [`WorldGenerator::build_node`] samples it first:
-    /// the ground for physics ([`NodeDensity::heights`]), and a head start for
-    /// [`WorldGenerator::build_node_from`]. Stops early once `cancel` is set.
-    ///
-    /// # Errors
-    /// [`ChunkError::Layout`] for a refused layout, [`ChunkError::Level`] beyond
-    /// [`NodeCoord::MAX_LEVEL`], [`ChunkError::Cancelled`].
-    pub fn node_density(
-        &self,
-        node: NodeCoord,
-        layout: &ChunkLayout,
-        cancel: &AtomicBool,
-    ) -> Result<NodeDensity, ChunkError> {
-        chunk::density(self, node, layout, cancel)
-    }
-
-    /// Builds level-of-detail `node` with `layout`'s tile count (tiles `2^level` times wider),
-    /// sampled from the same fields as chunks; with the same guarantees, its bytes depend only
-    /// on the settings, the node, the layout and `stitch`. Along the sides `stitch` names, the
-    /// edge follows the coarser neighbour's: every other vertex is one of its vertices (with
-    /// its normal), and those between lie on its edge, so the surfaces meet with no crack and
-    /// no line in the shading. A coarser node carries no trees. Stops early once `cancel` is set.
-    ///
-    /// # Errors
-    /// [`ChunkError::Layout`] for a refused layout (or an odd tile count with a stitch),
-    /// [`ChunkError::Level`] beyond [`NodeCoord::MAX_LEVEL`], [`ChunkError::Cancelled`].
-    pub fn build_node(
-        &self,
-        node: NodeCoord,
-        layout: &ChunkLayout,
-        stitch: Stitch,
-        cancel: &AtomicBool,
-    ) -> Result<ChunkData, ChunkError> {
-        chunk::build(self, node, layout, stitch, None, cancel)
-    }
-
-    /// [`WorldGenerator::build_node`] on `density` from [`WorldGenerator::node_density`] (of this
-    /// world, `node` and `layout`): only the apron around the grid is sampled, and the bytes are
-    /// the same.
-    ///
-    /// # Errors
-    /// Those of [`WorldGenerator::build_node`], and [`ChunkError::Density`] when `density` was
-    /// sampled for another node, layout or height scale.
-    pub fn build_node_from(
-        &self,
-        node: NodeCoord,
-        layout: &ChunkLayout,
-        stitch: Stitch,
-        density: &NodeDensity,
-        cancel: &AtomicBool,
-    ) -> Result<ChunkData, ChunkError> {
-        chunk::build(self, node, layout, stitch, Some(density), cancel)
-    }
-
-    /// Every tree standing in `[min.x, max.x) × [min.z, max.z)`, ordered by grid row then column
-    /// ([`crate::trees`]). The rectangle is first moved inside [`limits::COORDINATE`]; the work
-    /// grows with its area over the tree spacing squared.
-    #[must_use]
-    pub fn trees_in_rect(&self, min: [f64; 2], max: [f64; 2]) -> Vec<Tree> {
-        let (min, max) = (min.map(clamp_coordinate), max.map(clamp_coordinate));
-        let cache = SiteCache::covering(self.regions, min[0], min[1], max[0], max[1], 3);
-        trees::trees_in(self, min, max, &cache, 1)
-    }
-
-    /// Every object of `kind` scattered in `[min.x, max.x) × [min.z, max.z)`
-    /// ([`crate::scatter`]), ordered by candidate cell row, column and slot. The rectangle is
-    /// first moved inside [`limits::COORDINATE`]; the work grows with its area over the kind's
-    /// narrowest spacing squared, plus a margin of a few of its widest spacings.
-    ///
-    /// # Panics
-    /// If that search would cover more than [`crate::scatter::MAX_CELLS`] candidate cells (a
-    /// rectangle some kilometres wide for grass).
-    #[must_use]
-    pub fn scatter_in_rect(
-        &self,
-        kind: ScatterKind,
-        min: [f64; 2],
-        max: [f64; 2],
-    ) -> Vec<Scattered> {
-        let (min, max) = (min.map(clamp_coordinate), max.map(clamp_coordinate));
-        crate::scatter::scatter_in(self, kind, min, max)
-    }
-
     /// The noise that wobbles region borders.
     pub(crate) fn wobble_noise(&self) -> &Simplex {
         &self.wobble
     }
 
-    /// The trees of [`WorldGenerator::trees_in_rect`] whose tree-grid cell lies on every
-    /// `stride`-th column and row (a subset: 1 in `stride²` spots), for far forests drawn with
-    /// fewer, wider trees. The work grows with the area over `(stride × spacing)²`.
-    #[must_use]
-    pub fn trees_in_rect_every(&self, min: [f64; 2], max: [f64; 2], stride: u32) -> Vec<Tree> {
-        let (min, max) = (min.map(clamp_coordinate), max.map(clamp_coordinate));
-        let cache = SiteCache::covering(self.regions, min[0], min[1], max[0], max[1], 3);
-        trees::trees_in(self, min, max, &cache, stride)
-    }
-
     /// The biome of `region`: the climate at its site picks it, as in the tutorial's Lab #4.
     #[must_use]
     pub fn region_biome(&self, region: RegionId) -> usize {
-        self.region_biome_at(self.regions.site(region))
+        self.region_biome_at(self.terrain.regions.site(region))
     }
 
     pub(crate) fn region_biome_at(&self, [x, z]: [f64; 2]) -> usize {
@@ -618,11 +397,12 @@ impl WorldGenerator {
     /// The climate a region site at `(x, z)` picks its biome with: the tutorial's
     /// `climate_at`, with the rain shadow added to its moisture.
     fn site_climate(&self, x: f64, z: f64) -> Climate {
-        let density = self.density.value(x, z, &self.regions);
+        let density = self.terrain.density.value(x, z, &self.terrain.regions);
         let scale = self.settings.climate.scale;
         climate_from_noise(
-            fbm(&self.heat, x * scale, z * scale, 3, 0.5, 2.0),
-            fbm(&self.wet, x * scale, z * scale, 3, 0.5, 2.0) + self.moisture_shift(x, z, density),
+            fbm(&self.terrain.heat, x * scale, z * scale, 3, 0.5, 2.0),
+            fbm(&self.terrain.wet, x * scale, z * scale, 3, 0.5, 2.0)
+                + self.terrain.moisture_shift(x, z, density),
             density,
             self.settings.climate.chill,
         )
@@ -635,7 +415,7 @@ impl WorldGenerator {
         x: f64,
         z: f64,
     ) -> ClimatePoint {
-        let [c, e, w] = [0, 1, 2].map(|k| axes[k].value(x, z, &self.regions));
+        let [c, e, w] = [0, 1, 2].map(|k| axes[k].value(x, z, &self.terrain.regions));
         [climate.temperature, climate.moisture, c, e, w]
     }
 
@@ -652,51 +432,17 @@ impl WorldGenerator {
         Some(self.climate_point_with(self.site_climate(x, z), axes, x, z))
     }
 
-    /// What the rain shadow ([`RainShadow`]) adds to the moisture at `(x, z)` before it is
+    /// What the rain shadow ([`crate::climate::RainShadow`]) adds to the moisture at `(x, z)` before it is
     /// clamped to `0..=1`: positive on windward slopes, negative in the lee of higher ground, 0
     /// everywhere when the rain shadow is off.
     #[must_use]
     pub fn rain_shadow(&self, x: f64, z: f64) -> f64 {
         let (x, z) = (clamp_coordinate(x), clamp_coordinate(z));
-        self.moisture_shift(x, z, self.density.value(x, z, &self.regions))
-    }
-
-    /// [`WorldGenerator::rain_shadow`] at a point whose density is `density` (known already):
-    /// 0 when it is off, so worlds without it keep their bits.
-    pub(crate) fn moisture_shift(&self, x: f64, z: f64, density: f64) -> f64 {
-        let shadow = &self.settings.climate.rain_shadow;
-        if shadow.strength == 0.0 {
-            return 0.0;
-        }
-        let upwind = shadow.upwind_offsets().map(|[dx, dz]| {
-            let (ux, uz) = (clamp_coordinate(x - dx), clamp_coordinate(z - dz));
-            self.density.value(ux, uz, &self.regions)
-        });
-        shadow.shift(density, upwind)
-    }
-
-    /// [`WorldGenerator::moisture_shift`] at every point, with the batch paths (the same bits),
-    /// or `None` when the rain shadow is off.
-    fn moisture_shifts(&self, xs: &[f64], zs: &[f64], density: &[f64]) -> Option<Scratch> {
-        let shadow = &self.settings.climate.rain_shadow;
-        if shadow.strength == 0.0 {
-            return None;
-        }
-        // Row k holds every point's ground k + 1 steps upwind.
-        let n = xs.len();
-        let mut upwind = Scratch::zeroed(n * shadow.steps as usize);
-        for (row, [dx, dz]) in upwind.chunks_mut(n.max(1)).zip(shadow.upwind_offsets()) {
-            let ux = Scratch::collect(xs.iter().map(|&x| clamp_coordinate(x - dx)));
-            let uz = Scratch::collect(zs.iter().map(|&z| clamp_coordinate(z - dz)));
-            self.density.values(&ux, &uz, &self.regions, row);
-        }
-        let shifts = (0..n).map(|i| {
-            shadow.shift(
-                density[i],
-                (0..shadow.steps as usize).map(|k| upwind[k * n + i]),
-            )
-        });
-        Some(Scratch::collect(shifts))
+        self.terrain.moisture_shift(
+            x,
+            z,
+            self.terrain.density.value(x, z, &self.terrain.regions),
+        )
     }
 
     /// Turns one point's noise, its two nearest regions and their biomes into a [`Sample`].
@@ -825,21 +571,10 @@ impl WorldGenerator {
 
     /// The climate and wobble noise of many points, with the batch paths.
     fn batch_noise(&self, xs: &[f64], zs: &[f64]) -> BatchNoise {
-        let heat = self.climate_field(&self.heat, xs, zs);
-        let wet = self.climate_field(&self.wet, xs, zs);
+        let heat = self.terrain.climate_field(&self.terrain.heat, xs, zs);
+        let wet = self.terrain.climate_field(&self.terrain.wet, xs, zs);
         let [wx, wz] = self.wobbled_points(xs, zs);
         BatchNoise { heat, wet, wx, wz }
-    }
-
-    /// One climate field (the tutorial's 3-octave fBm of `noise` at the climate scale) at every
-    /// `(xs[k], zs[k])`, with the batch paths.
-    fn climate_field(&self, noise: &Simplex, xs: &[f64], zs: &[f64]) -> Scratch {
-        let scale = self.settings.climate.scale;
-        let ax = Scratch::collect(xs.iter().map(|x| x * scale));
-        let az = Scratch::collect(zs.iter().map(|z| z * scale));
-        let mut out = Scratch::zeroed(xs.len());
-        noise.fbm_points(&ax, &az, FbmParams::octaves(3), &mut out);
-        out
     }
 
     /// The points region lookups read: every `(xs[k], zs[k])` pushed by the border wobble
@@ -861,7 +596,7 @@ impl WorldGenerator {
     /// The temperature ([`Climate::temperature`] of [`WorldGenerator::sample`]) at every
     /// `(xs[k], zs[k])` whose density is `density[k]`, with the batch paths.
     pub(crate) fn temperatures(&self, xs: &[f64], zs: &[f64], density: &[f64]) -> Scratch {
-        let mut heat = self.climate_field(&self.heat, xs, zs);
+        let mut heat = self.terrain.climate_field(&self.terrain.heat, xs, zs);
         for (h, &d) in heat.iter_mut().zip(density) {
             // Moisture does not shape temperature: 0 stands in for it.
             *h = climate_from_noise(*h, 0.0, d, self.settings.climate.chill).temperature;
@@ -870,7 +605,7 @@ impl WorldGenerator {
     }
 
     /// Samples many points with the batch paths, region sites from `cache`; the same bits as
-    /// [`WorldGenerator::sample`] at each point (the points must lie in [`limits::COORDINATE`]).
+    /// [`WorldGenerator::sample`] at each point (the points must lie in [`crate::limits::COORDINATE`]).
     pub(crate) fn samples(&self, xs: &[f64], zs: &[f64], cache: &SiteCache) -> Vec<Sample> {
         let mut density = Scratch::zeroed(xs.len());
         self.terrain_values(xs, zs, cache, &mut density);
@@ -886,7 +621,7 @@ impl WorldGenerator {
         cache: &SiteCache,
     ) -> Vec<Sample> {
         let mut out = Vec::with_capacity(xs.len());
-        let shifts = self.moisture_shifts(xs, zs, density);
+        let shifts = self.terrain.moisture_shifts(xs, zs, density);
         self.visit_samples(xs, zs, density, cache, shifts.as_deref(), |_, sample| {
             out.push(sample);
         });
@@ -1047,35 +782,9 @@ fn lerp3(a: [f64; 3], b: [f64; 3], t: f64) -> [f64; 3] {
     ]
 }
 
-/// 0 at `edge0`, 1 at `edge1`, smooth between (either order); a step where the edges meet.
-pub(crate) fn smoothstep(edge0: f64, edge1: f64, x: f64) -> f64 {
-    if edge0 == edge1 {
-        return if x < edge0 { 0.0 } else { 1.0 };
-    }
-    let t = ((x - edge0) / (edge1 - edge0)).clamp(0.0, 1.0);
-    t * t * (3.0 - 2.0 * t)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn srgb_bytes_survive_the_trip_through_linear() {
-        for v in 0..=255u8 {
-            let linear = Rgb(v, 255 - v, v / 2).to_linear().map(|c| c as f32);
-            assert_eq!(Rgb::from_linear(linear), Rgb(v, 255 - v, v / 2));
-        }
-        assert_eq!(Rgb::from_linear([-1.0, 2.0, f32::NAN]).0, 0);
-    }
-
-    #[test]
-    fn smoothstep_with_meeting_edges_is_a_step() {
-        assert_eq!(smoothstep(0.0, 0.0, 0.0), 1.0);
-        assert_eq!(smoothstep(0.0, 0.0, -1e-9), 0.0);
-        assert_eq!(smoothstep(0.0, 1.0, 0.5), 0.5);
-        assert_eq!(smoothstep(1.0, 0.0, 0.25), 0.843_75);
-    }
 
     #[test]
     fn a_zero_beach_on_flat_sea_level_ground_has_finite_colours() {

@@ -3,9 +3,11 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{SettingsError, clamp_coordinate, limits, number_problem};
+use crate::check::{Check, Checked, SettingsError, number_problem};
+use crate::coords::clamp_coordinate;
 use crate::density::Sites;
 use crate::hash::{hash_cell, salt, unit};
+use crate::limits;
 
 /// A region, named by the grid cell that holds its site.
 #[cfg_attr(feature = "bevy_reflect", derive(bevy_reflect::Reflect))]
@@ -65,13 +67,13 @@ impl RegionGrid {
     ///
     /// # Errors
     /// A `cell_size` outside [`limits::CELL_SIZE`] or a `jitter` outside [`limits::JITTER`]
-    /// (named as in [`super::RegionSettings`]).
+    /// (named as in [`RegionSettings`]).
     pub fn new(seed: i64, cell_size: f64, jitter: f64) -> Result<Self, SettingsError> {
         for (field, value, range) in [
             ("regions.cell_size", cell_size, limits::CELL_SIZE),
             ("regions.jitter", jitter, limits::JITTER),
         ] {
-            if let Some(reason) = number_problem(value, &range) {
+            if let Some(reason) = number_problem(value, &range, "") {
                 return Err(SettingsError {
                     field: field.to_owned(),
                     reason,
@@ -445,6 +447,45 @@ impl<'a> NearestTwoRun<'a> {
 impl Sites for SiteCache {
     fn nearest_distance(&self, x: f64, z: f64) -> f64 {
         self.nearest_two(x, z).d1
+    }
+}
+
+/// Voronoi regions with wobbled, blended borders, as in the tutorial's Lab #4.
+#[cfg_attr(feature = "bevy_reflect", derive(bevy_reflect::Reflect))]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RegionSettings {
+    /// Width of the grid cells that each hold one region site, world units.
+    pub cell_size: f64,
+    /// How far sites stray from their cell's centre: 0 is a square grid, 1 is anywhere in the cell.
+    pub jitter: f64,
+    /// How far borders wander, world units.
+    pub wobble: f64,
+    /// Frequency of the wobble field, 1 / world units.
+    pub wobble_scale: f64,
+    /// Width over which neighbouring regions blend, world units.
+    pub blend_width: f64,
+}
+
+impl Default for RegionSettings {
+    fn default() -> Self {
+        Self {
+            cell_size: 320.0,
+            jitter: 0.9,
+            wobble: 45.0,
+            wobble_scale: 0.008,
+            blend_width: 30.0,
+        }
+    }
+}
+
+impl RegionSettings {
+    pub(crate) fn check(&self, check: &Check) -> Checked {
+        check.range("cell_size", self.cell_size, &limits::CELL_SIZE)?;
+        check.range("jitter", self.jitter, &limits::JITTER)?;
+        check.range("wobble", self.wobble, &limits::WOBBLE)?;
+        check.range("wobble_scale", self.wobble_scale, &limits::SCALE)?;
+        check.range("blend_width", self.blend_width, &limits::BLEND_WIDTH)
     }
 }
 
