@@ -21,7 +21,7 @@ use bevy::input::mouse::AccumulatedMouseMotion;
 use bevy::prelude::*;
 use bevy::window::{CursorGrabMode, CursorOptions};
 use bevy_biome_world::BiomeWorldState;
-use bevy_biome_world::physics::TerrainCollider;
+use bevy_biome_world::TerrainCollider;
 use bevy_biome_world::prelude::*;
 
 #[path = "support/scenery.rs"]
@@ -210,15 +210,15 @@ fn walk(
     let (entity, mut transform, collider) = player.into_inner();
     let dt = time.delta_secs();
     let here = transform.translation;
-    if walker.landed != Some(state.generation) {
+    if walker.landed != Some(state.generation()) {
         // Wait in the air until the ground under the player has its collider, then stand on it:
         // a new world may have raised the ground above the old one.
         let chunk = biome_world.chunk_at(here.xz());
         let ready = grounds
             .iter()
-            .any(|ground| ground.chunk == chunk && ground.generation == state.generation);
+            .any(|ground| ground.chunk == chunk && ground.generation == state.generation());
         if ready {
-            walker.landed = Some(state.generation);
+            walker.landed = Some(state.generation());
             walker.velocity = Vec3::ZERO;
             transform.translation.y = biome_world.ground_height_at(here.xz()) + FOOT + 0.1;
         }
@@ -228,7 +228,7 @@ fn walk(
     let feet = here.y - FOOT;
     // Water only where it is drawn: the sea, rivers and lakes.
     let surface = state
-        .settings
+        .settings()
         .water
         .then(|| biome_world.water_surface_at(here.xz()))
         .flatten();

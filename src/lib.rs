@@ -90,20 +90,27 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 #[cfg(feature = "panel")]
-pub mod panel;
+mod panel;
 #[cfg(feature = "avian")]
-pub mod physics;
+mod physics;
+mod query;
+mod scatter;
+mod settings;
+#[cfg(feature = "internals")]
+pub mod stream;
+#[cfg(not(feature = "internals"))]
+#[expect(
+    unreachable_pub,
+    reason = "the planner is public with the internals feature, for benchmarks"
+)]
+mod stream;
+mod terrain;
+mod trees;
 
 /// The README's examples, compiled and run as doc tests.
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 struct ReadmeDoctests;
-pub mod query;
-pub mod scatter;
-pub mod settings;
-pub mod stream;
-pub mod terrain;
-pub mod trees;
 
 use bevy::app::PluginGroupBuilder;
 use bevy::prelude::*;
@@ -113,6 +120,11 @@ pub use avian3d;
 pub use biome_core;
 #[cfg(feature = "panel")]
 pub use panel::{BiomeWorldPanelPlugin, BiomeWorldPanelSystems};
+#[cfg(feature = "avian")]
+pub use physics::{
+    BiomeColliderSettings, BiomeColliderStats, BiomeWorldCollider, BiomeWorldPhysicsPlugin,
+    BiomeWorldPhysicsSystems, TerrainCollider, TrunkColliders,
+};
 pub use query::BiomeWorld;
 pub use scatter::{
     BiomeScatter, BiomeScatterObject, BiomeScatterPlugin, BiomeScatterSettings, BiomeScatterStats,
@@ -125,23 +137,27 @@ pub use settings::{
 pub use stream::background_async_compute;
 pub use terrain::{
     BiomeChunk, BiomeRiverWater, BiomeTerrainPlugin, BiomeWater, BiomeWorldAnchor, BiomeWorldStats,
-    ChunkAssets, ChunkDespawned, ChunkFade, ChunkFailed, ChunkGround, ChunkReplaced, ChunkSpawned,
-    TerrainMaterial,
+    ChunkDespawned, ChunkFade, ChunkFailed, ChunkGround, ChunkReplaced, ChunkSpawned,
+    TerrainMaterial, TerrainMaterials, TerrainSurface,
 };
-pub use trees::{BiomeTree, BiomeTreesPlugin, TreeModels};
+pub use trees::{BiomeForest, BiomeTree, BiomeTreesPlugin, TreeModels};
 
-/// Everything a game usually needs.
+/// Everything a game usually needs: the plugins, the settings, the components and messages,
+/// and what the messages and [`BiomeWorld`]'s queries carry.
 pub mod prelude {
     #[cfg(feature = "panel")]
     pub use crate::BiomeWorldPanelPlugin;
-    #[cfg(feature = "avian")]
-    pub use crate::physics::{BiomeColliderSettings, BiomeWorldCollider, BiomeWorldPhysicsPlugin};
     pub use crate::{
         BiomeChunk, BiomeScatterSettings, BiomeWorld, BiomeWorldAnchor, BiomeWorldPlugin,
         BiomeWorldSettings, BiomeWorldStats, BiomeWorldStreaming, BiomeWorldSystems,
         ChunkDespawned, ChunkFailed, ChunkMeshOptions, ChunkSpawned,
     };
-    pub use biome_core::{ChunkCoord, ChunkLayout, MeshStyle, WorldSettings};
+    #[cfg(feature = "avian")]
+    pub use crate::{BiomeColliderSettings, BiomeWorldCollider, BiomeWorldPhysicsPlugin};
+    pub use biome_core::{
+        Biome, ChunkCoord, ChunkLayout, MeshStyle, NodeCoord, RegionId, Sample, Surface,
+        WorldSettings,
+    };
 }
 
 /// The plugin's systems, in the order they run each `Update`.

@@ -14,11 +14,11 @@ use bevy::time::TimeUpdateStrategy;
 
 use bevy_biome_world::BiomeWorldState;
 use bevy_biome_world::biome_core::{ChunkCoord, ChunkLayout, WorldGenerator, WorldSettings};
-use bevy_biome_world::physics::{
+use bevy_biome_world::prelude::*;
+use bevy_biome_world::{
     BiomeColliderSettings, BiomeColliderStats, BiomeWorldCollider, BiomeWorldPhysicsPlugin,
     TerrainCollider, TrunkColliders,
 };
-use bevy_biome_world::prelude::*;
 use common::Rng;
 
 const STEP: f64 = 1.0 / 60.0;
@@ -61,7 +61,7 @@ fn stats(app: &App) -> &BiomeColliderStats {
 fn generator(app: &App) -> WorldGenerator {
     app.world()
         .resource::<BiomeWorldState>()
-        .generator
+        .generator()
         .as_ref()
         .clone()
 }
@@ -69,7 +69,7 @@ fn generator(app: &App) -> WorldGenerator {
 fn chunk_size(app: &App) -> f64 {
     app.world()
         .resource::<BiomeWorldState>()
-        .settings
+        .settings()
         .layout
         .chunk_size()
 }
@@ -142,8 +142,8 @@ impl Surface {
     fn new(app: &App) -> Self {
         let state = app.world().resource::<BiomeWorldState>();
         Self {
-            generator: state.generator.as_ref().clone(),
-            tile: state.settings.layout.tile_size,
+            generator: state.generator().as_ref().clone(),
+            tile: state.settings().layout.tile_size,
             heights: HashMap::new(),
         }
     }
@@ -555,7 +555,7 @@ fn an_anchor_flying_at_sixty_metres_a_second_always_has_a_collider_below() {
             (f64::from(p.x) / chunk).floor() as i32,
             (f64::from(p.z) / chunk).floor() as i32,
         );
-        let generation = app.world().resource::<BiomeWorldState>().generation;
+        let generation = app.world().resource::<BiomeWorldState>().generation();
         let covered = terrain_colliders(&mut app)
             .iter()
             .any(|c| c.chunk == below && c.generation == generation);
@@ -648,7 +648,7 @@ fn colliders_agree_with_the_ground_leave_with_their_entity_and_follow_settings()
         .resource_mut::<BiomeColliderSettings>()
         .trunks = false;
     settle(&mut app);
-    let generation = app.world().resource::<BiomeWorldState>().generation;
+    let generation = app.world().resource::<BiomeWorldState>().generation();
     assert!(generation > 0);
     assert!(
         terrain_colliders(&mut app)
@@ -727,7 +727,7 @@ fn refused_collider_settings_name_their_field_and_keep_the_last_valid() {
         app.update();
     }
     assert_eq!(
-        app.world().resource::<BiomeWorldState>().settings.layout,
+        app.world().resource::<BiomeWorldState>().settings().layout,
         layout,
         "the world takes the layout"
     );
@@ -739,7 +739,7 @@ fn refused_collider_settings_name_their_field_and_keep_the_last_valid() {
         .radius = 8.0;
     settle(&mut app);
     assert_eq!(stats(&app).error, None);
-    let generation = app.world().resource::<BiomeWorldState>().generation;
+    let generation = app.world().resource::<BiomeWorldState>().generation();
     let colliders = terrain_colliders(&mut app);
     assert!(!colliders.is_empty());
     assert!(colliders.iter().all(|c| c.generation == generation));
@@ -833,7 +833,7 @@ fn colliders_follow_radius_layout_trunk_and_tree_changes_and_come_back_when_lost
         .tile_size = 1.0;
     settle(&mut app);
     let state = app.world().resource::<BiomeWorldState>();
-    let (generation, chunk) = (state.generation, state.settings.layout.chunk_size());
+    let (generation, chunk) = (state.generation(), state.settings().layout.chunk_size());
     assert!(
         terrain_colliders(&mut app)
             .iter()

@@ -9,7 +9,7 @@ use bevy_biome_world::biome_core::density::{DensityNode, DensityOp, Fbm};
 use bevy_biome_world::biome_core::regions::RegionSettings;
 use bevy_biome_world::biome_core::{Biome, TreeSpecies};
 use bevy_biome_world::prelude::*;
-use bevy_biome_world::{BiomeTree, BiomeWater, BiomeWorldState, ChunkAssets, TreeModels};
+use bevy_biome_world::{BiomeTree, BiomeWater, BiomeWorldState, TerrainMaterials, TreeModels};
 
 fn app() -> App {
     let mut app = App::new();
@@ -35,7 +35,7 @@ fn the_registry_knows_every_component_resource_and_setting() {
         TypeId::of::<ChunkMeshOptions>(),
         TypeId::of::<BiomeWorldState>(),
         TypeId::of::<BiomeWorldStats>(),
-        TypeId::of::<ChunkAssets>(),
+        TypeId::of::<TerrainMaterials>(),
         TypeId::of::<TreeModels>(),
     ] {
         assert!(
@@ -87,8 +87,8 @@ fn settings_edit_through_reflection() {
     }
     app.update();
     let state = app.world().resource::<BiomeWorldState>();
-    assert_eq!(state.generation, 1);
-    assert_eq!(state.generator.settings().seed, 99);
-    assert_eq!(state.generator.settings().regions.jitter, 0.5);
-    assert!(!state.generator.settings().terrain.density.enabled);
+    assert_eq!(state.generation(), 1);
+    assert_eq!(state.generator().settings().seed, 99);
+    assert_eq!(state.generator().settings().regions.jitter, 0.5);
+    assert!(!state.generator().settings().terrain.density.enabled);
 }

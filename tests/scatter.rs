@@ -39,7 +39,7 @@ fn app(scatter: BiomeScatterSettings) -> (App, Entity) {
 
 /// A spot of forest land (where every kind grows), searched outward from the origin.
 fn forest(app: &App) -> Vec2 {
-    let generator = &app.world().resource::<BiomeWorldState>().generator;
+    let generator = &app.world().resource::<BiomeWorldState>().generator();
     let biomes = &generator.settings().biome_table.biomes;
     for ring in 0..40 {
         for step in 0..8 * ring.max(1) {
@@ -91,7 +91,11 @@ fn objects_stream_around_the_anchor_where_the_core_places_them() {
     settle(&mut app);
     let found = objects(&mut app);
     let layout = *app.world().resource::<BiomeWorldState>().layout();
-    let generator = app.world().resource::<BiomeWorldState>().generator.clone();
+    let generator = app
+        .world()
+        .resource::<BiomeWorldState>()
+        .generator()
+        .clone();
     let mut per_kind = [0usize; 3];
     let mut chunks: HashSet<(ChunkCoord, ScatterKind)> = HashSet::new();
     for (scatter, kind, position) in &found {

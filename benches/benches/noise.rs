@@ -10,7 +10,7 @@
 use std::hint::black_box;
 use std::time::Duration;
 
-use biome_core::batch::{Backend, FbmParams};
+use biome_core::batch::{Backend, FbmParams, fbm_points_on};
 use biome_core::density::{DensityField, DensityNode, Eroded, Fbm as DensityFbm, Shape};
 use biome_core::multi_noise::{AxisRange, BiomeBox, BiomeBoxIndex, ClimatePoint};
 use biome_core::scatter::ScatterKind;
@@ -117,7 +117,14 @@ fn noise_and_fbm(c: &mut Criterion) {
     for backend in Backend::available() {
         group.bench_function(format!("biome_core batch {}", backend.name()), |b| {
             b.iter(|| {
-                ours.fbm_points_with(backend, black_box(&xs), &ys, FbmParams::default(), &mut out);
+                fbm_points_on(
+                    backend,
+                    &ours,
+                    black_box(&xs),
+                    &ys,
+                    FbmParams::default(),
+                    &mut out,
+                );
                 out[n - 1]
             });
         });

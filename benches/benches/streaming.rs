@@ -31,7 +31,7 @@ use bevy::diagnostic::DiagnosticsStore;
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use bevy_biome_world::prelude::*;
-use bevy_biome_world::stream::ChunkPlanner;
+use bevy_biome_world::stream::{ChunkPlanner, LodConfig};
 use bevy_biome_world::{BiomeScatterStats, background_async_compute};
 #[cfg(feature = "avian")]
 use bevy_biome_world::{
@@ -430,7 +430,12 @@ enum Pattern {
 /// and the chunks wanted.
 fn planner_cost(streaming: &BiomeWorldStreaming, pattern: Pattern) -> (PlannerCost, usize) {
     let settings = BiomeWorldSettings::default();
-    let config = streaming.lod(settings.layout);
+    let config = LodConfig {
+        layout: settings.layout,
+        detail_radius: f64::from(streaming.detail_radius),
+        horizon: f64::from(streaming.horizon),
+        hysteresis: f64::from(streaming.hysteresis),
+    };
     let mut anchors: Vec<[f64; 2]> = (0..32)
         .map(|k| {
             let a = f64::from(k) * 2.4;

@@ -147,7 +147,7 @@ fn refresh_view(
     });
     view.here = Some(
         state
-            .generator
+            .generator()
             .sample(f64::from(position.x), f64::from(position.z)),
     );
 
@@ -162,15 +162,15 @@ fn refresh_view(
         return;
     }
     // The land around the camera, not the whole horizon: a minimap of 16 km would show no detail.
-    let span = 2.0 * f64::from(state.streaming.horizon.min(MINIMAP_REACH));
+    let span = 2.0 * f64::from(state.streaming().horizon.min(MINIMAP_REACH));
     let center = [f64::from(position.x), f64::from(position.z)];
     let stale = view.snapshot.as_ref().is_none_or(|s| {
         let moved = ((s.center[0] - center[0]).powi(2) + (s.center[1] - center[1]).powi(2)).sqrt();
-        s.generation != state.generation || moved > span / 12.0 || (s.span - span).abs() > 1.0
+        s.generation != state.generation() || moved > span / 12.0 || (s.span - span).abs() > 1.0
     });
     if stale {
-        let generator = state.generator.clone();
-        let generation = state.generation;
+        let generator = state.generator().clone();
+        let generation = state.generation();
         view.task = Some(
             AsyncComputeTaskPool::get()
                 .spawn(async move { snapshot::compute(&generator, center, span, generation) }),
@@ -204,13 +204,13 @@ fn draw_sites(
     let Some(anchor) = anchors.iter().next() else {
         return;
     };
-    if cache.0 != state.generation {
-        *cache = (state.generation, HashMap::new());
+    if cache.0 != state.generation() {
+        *cache = (state.generation(), HashMap::new());
     }
-    let generator = &state.generator;
+    let generator = &state.generator();
     let grid = generator.regions();
     let p = anchor.translation();
-    let reach = f64::from(state.streaming.horizon.min(MINIMAP_REACH)) / 2.0;
+    let reach = f64::from(state.streaming().horizon.min(MINIMAP_REACH)) / 2.0;
     let home = grid.cell_of(f64::from(p.x), f64::from(p.z));
     let cells = ((reach / grid.cell_size()).ceil() as i64).min(MAX_CELLS);
     for dz in -cells..=cells {
@@ -346,8 +346,12 @@ mod tests {
             draft.scatter.draft.radii[2] = 40.0 + k as f32;
             app.update();
             let state = app.world().resource::<BiomeWorldState>();
-            assert_eq!(state.generation, 0, "rebuilt mid-drag at frame {k}");
-            assert_eq!(state.streaming.max_tasks, 4 + k as usize, "streaming waits");
+            assert_eq!(state.generation(), 0, "rebuilt mid-drag at frame {k}");
+            assert_eq!(
+                state.streaming().max_tasks,
+                4 + k as usize,
+                "streaming waits"
+            );
             let scatter = app.world().resource::<BiomeScatterSettings>();
             assert_eq!(scatter.radii[2], 40.0 + k as f32, "scatter goes at once");
         }
@@ -362,7 +366,7 @@ mod tests {
                 .jitter,
             0.59
         );
-        assert_eq!(app.world().resource::<BiomeWorldState>().generation, 1);
+        assert_eq!(app.world().resource::<BiomeWorldState>().generation(), 1);
     }
 
     #[test]

@@ -5,7 +5,7 @@ use std::ops::RangeInclusive;
 
 use bevy_egui::egui::{self, Color32, Pos2, Rect, Sense, Stroke, pos2, vec2};
 use biome_core::cover::SpeciesWeight;
-use biome_core::density::{DensityNode, DensityOp, Field, FieldValue, Shape, Widget};
+use biome_core::density::{DensityNode, DensityOp, Field, FieldValue, Shape, Typical};
 use biome_core::generator::BiomeSource;
 use biome_core::multi_noise::{
     AXES, AXIS_NAMES, AxisRange, BiomeBox, ClimatePoint, MAX_BOXES, MultiNoise, nearest_by_scan,
@@ -253,7 +253,7 @@ fn world_section(ui: &mut egui::Ui, panel: &mut Panel<'_>, shown: &Shown<'_>) {
         };
         ui.colored_label(color, &notice.text);
     }
-    if let Some(error) = &shown.state.error {
+    if let Some(error) = &shown.state.error() {
         ui.colored_label(
             Color32::from_rgb(255, 110, 100),
             format!("Refused: {error}"),
@@ -354,7 +354,7 @@ fn stats(ui: &mut egui::Ui, view: &PanelView, shown: &Shown<'_>) {
         ui.label(format!("{:.1} ms", view.frame_ms));
         ui.end_row();
         if let Some(here) = &view.here {
-            let biomes = &shown.state.generator.settings().biome_table.biomes;
+            let biomes = &shown.state.generator().settings().biome_table.biomes;
             ui.label("Under the camera");
             ui.label(format!(
                 "{} ({:?}), {:.0} u",
@@ -861,7 +861,7 @@ fn node_rows(
                     vec2(PREVIEW_SIZE as f32, PREVIEW_SIZE as f32),
                 )));
             }
-            egui::CollapsingHeader::new(format!("{id}: {}", node.op.label()))
+            egui::CollapsingHeader::new(format!("{id}: {}", op_label(node.op.kind())))
                 .id_salt(("node", salt + id))
                 .show(ui, |ui| node_fields(ui, salt + id, node));
         });
@@ -870,28 +870,59 @@ fn node_rows(
 
 fn node_fields(ui: &mut egui::Ui, id: usize, node: &mut DensityNode) {
     let mut any = false;
+    let kind = node.op.kind();
     node.op.fields(&mut |field| {
         any = true;
-        field_widget(ui, id, field);
+        field_widget(ui, id, kind, field);
     });
     if !any {
         ui.small("No fields: it combines its inputs.");
     }
 }
 
-/// One field of a density operation, edited as the operation describes it.
-fn field_widget(ui: &mut egui::Ui, id: usize, field: Field<'_>) {
-    let label = field.label;
+/// An operation's name in the panel, from its kind in presets.
+fn op_label(kind: &'static str) -> &'static str {
+    match kind {
+        "Fbm" => "Simplex fBm",
+        "Eroded" => "Eroded fBm",
+        "SmoothClamp" => "Smooth clamp",
+        other => other,
+    }
+}
+
+/// A field's label in the panel: its name in presets, or plainer words (with `(u)` for world
+/// units) where the name alone says too little.
+fn field_label(kind: &str, name: &'static str) -> &'static str {
+    match (kind, name) {
+        (_, "seed_offset") => "seed +",
+        (_, "low") => "floor",
+        (_, "high") => "ceiling",
+        ("Warp", "scale") => "warp size",
+        ("Warp", "strength") => "strength (u)",
+        ("Eroded", "scale") => "mountain size",
+        (_, "scale") => "feature size",
+        ("Cell", "radius") => "radius (u)",
+        ("Eroded", "depth") => "gully depth",
+        ("Eroded", "gully_scale") => "gullies finer by",
+        ("Eroded", "gully_octaves") => "gully layers",
+        ("Eroded", "flat") => "flat below slope",
+        (_, name) => name,
+    }
+}
+
+/// One field of a density operation, edited with the control its usual values call for.
+fn field_widget(ui: &mut egui::Ui, id: usize, kind: &str, field: Field<'_>) {
+    let label = field_label(kind, field.name);
     match field.value {
         FieldValue::Number {
             value,
             range,
-            widget,
-        } => match widget {
-            Widget::Typed => number(ui, value, range, label),
-            Widget::Slider(handy) => slider(ui, value, &handy, label),
-            Widget::LogSlider(handy) => log_slider(ui, value, &handy, label),
-            Widget::FeatureSize => feature_size(ui, value, &range, label),
+            typical,
+        } => match typical {
+            Typical::Any => number(ui, value, range, label),
+            Typical::Even(handy) => slider(ui, value, &handy, label),
+            Typical::Factor(handy) => log_slider(ui, value, &handy, label),
+            Typical::Frequency => feature_size(ui, value, &range, label),
         },
         FieldValue::Whole { value, range } => slider_u32(ui, value, range, label),
         FieldValue::SeedOffset { value, range } => {

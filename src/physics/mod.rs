@@ -16,7 +16,7 @@
 //! ```no_run
 //! use avian3d::prelude::*;
 //! use bevy::prelude::*;
-//! use bevy_biome_world::physics::{BiomeWorldCollider, BiomeWorldPhysicsPlugin};
+//! use bevy_biome_world::{BiomeWorldCollider, BiomeWorldPhysicsPlugin};
 //! use bevy_biome_world::prelude::*;
 //!
 //! App::new()
@@ -150,7 +150,7 @@ impl BiomeColliderSettings {
 
     /// The planner's view: full detail out to the radius.
     #[must_use]
-    pub fn lod(&self, layout: ChunkLayout) -> LodConfig {
+    pub(crate) fn lod(&self, layout: ChunkLayout) -> LodConfig {
         LodConfig {
             layout,
             detail_radius: f64::from(self.radius),
@@ -291,9 +291,9 @@ impl StreamKind for ColliderKind {
     ) -> impl FnOnce(&AtomicBool) -> Result<BuiltColliders, ChunkError> + Send + 'static {
         let state = world.resource::<BiomeWorldState>();
         let (generator, layout, generation) = (
-            state.generator.clone(),
-            state.settings.layout,
-            state.generation,
+            state.generator().clone(),
+            state.settings().layout,
+            state.generation(),
         );
         let drawn = self.drawn.get_or_insert_with(|| world.query());
         let source = match drawn
@@ -317,7 +317,7 @@ impl StreamKind for ColliderKind {
     }
 
     fn spawn(&mut self, world: &mut World, key: BuildKey, built: BuiltColliders) -> ChunkColliders {
-        let generation = world.resource::<BiomeWorldState>().generation;
+        let generation = world.resource::<BiomeWorldState>().generation();
         let ground = world
             .spawn((
                 TerrainCollider {

@@ -110,11 +110,11 @@ impl ColliderStreamer {
 
 /// Whether trunks get colliders: asked for, and trees spawned.
 fn with_trunks(state: &BiomeWorldState, settings: &BiomeColliderSettings) -> bool {
-    settings.trunks && state.settings.trees
+    settings.trunks && state.settings().trees
 }
 
 /// Feeds the streamer the collider entities (none while no settings fit, so every collider
-/// goes) and the settings epoch: the world's generation, and whether trunks are in.
+/// goes) and the colliders' generation: the world's, and whether trunks are in.
 fn stream_colliders(
     world: &mut World,
     anchors: &mut QueryState<&GlobalTransform, With<BiomeWorldCollider>>,
@@ -123,7 +123,7 @@ fn stream_colliders(
     let points = anchor_points(world, anchors);
     world.resource_scope(|world, mut colliders: Mut<ColliderStreamer>| {
         let state = world.resource::<BiomeWorldState>();
-        let layout = state.settings.layout;
+        let layout = state.settings().layout;
         let request = SettingsRequest {
             settings: world.resource::<BiomeColliderSettings>().clone(),
             layout,
@@ -135,7 +135,7 @@ fn stream_colliders(
         let view = StreamView {
             anchors: if settings.is_some() { &points } else { &[] },
             lod: settings.clone().unwrap_or_default().lod(layout),
-            epoch: state.generation * 2 + u64::from(trunks),
+            generation: state.generation() * 2 + u64::from(trunks),
             max_tasks: settings.as_ref().map_or(0, |s| s.max_tasks),
             start_builds: settings.is_some(),
         };

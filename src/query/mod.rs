@@ -29,7 +29,7 @@ impl BiomeWorld<'_> {
     /// The generator the chunks are built from.
     #[must_use]
     pub fn generator(&self) -> &WorldGenerator {
-        &self.state.generator
+        self.state.generator()
     }
 
     /// The chunk layout in use.
@@ -42,7 +42,7 @@ impl BiomeWorld<'_> {
     #[must_use]
     pub fn height_at(&self, xz: Vec2) -> f32 {
         self.state
-            .generator
+            .generator()
             .height_at(f64::from(xz.x), f64::from(xz.y)) as f32
     }
 
@@ -59,7 +59,7 @@ impl BiomeWorld<'_> {
         let (u, v) = (x - i, z - j);
         let corner = |di: f64, dj: f64| {
             self.state
-                .generator
+                .generator()
                 .height_at((i + di) * layout.tile_size, (j + dj) * layout.tile_size)
         };
         let corners = [
@@ -76,7 +76,7 @@ impl BiomeWorld<'_> {
     /// level (0) where the ground lies below it, `None` on dry ground.
     #[must_use]
     pub fn water_surface_at(&self, xz: Vec2) -> Option<f32> {
-        let generator = &self.state.generator;
+        let generator = &self.state.generator();
         let (x, z) = (f64::from(xz.x), f64::from(xz.y));
         generator
             .river_water_at(x, z)
@@ -88,7 +88,7 @@ impl BiomeWorld<'_> {
     #[must_use]
     pub fn sample_at(&self, xz: Vec2) -> Sample {
         self.state
-            .generator
+            .generator()
             .sample(f64::from(xz.x), f64::from(xz.y))
     }
 
@@ -98,7 +98,7 @@ impl BiomeWorld<'_> {
         let index = self.sample_at(xz).biome;
         (
             index,
-            &self.state.generator.settings().biome_table.biomes[index],
+            &self.state.generator().settings().biome_table.biomes[index],
         )
     }
 

@@ -19,7 +19,7 @@ use biome_core::check::Check;
 use biome_core::scatter::{ScatterInstance, ScatterKind};
 use biome_core::{ChunkCoord, ChunkError, ChunkLayout};
 
-pub use objects::{BiomeScatterObject, ScatterModels, scatter_mesh};
+pub use objects::{BiomeScatterObject, ScatterModels};
 pub use plugin::BiomeScatterPlugin;
 
 use crate::settings::BiomeWorldState;
@@ -89,7 +89,7 @@ impl BiomeScatterSettings {
     /// The first value out of range, by field path (`scatter.radii[2]`...).
     pub fn validate_with(
         &self,
-        world: &biome_core::WorldSettings,
+        settings: &biome_core::WorldSettings,
         layout: &ChunkLayout,
     ) -> Result<(), SettingsError> {
         let check = Check::at("scatter");
@@ -110,7 +110,7 @@ impl BiomeScatterSettings {
         )?;
         check.whole("max_tasks", self.max_tasks, &Self::MAX_TASKS)?;
         for kind in ScatterKind::ALL {
-            let narrowest = world
+            let narrowest = settings
                 .biome_table
                 .biomes
                 .iter()
@@ -137,7 +137,7 @@ impl BiomeScatterSettings {
 
     /// The planner's view for `kind`: full detail out to its radius.
     #[must_use]
-    pub fn lod(&self, kind: ScatterKind, layout: ChunkLayout) -> LodConfig {
+    pub(crate) fn lod(&self, kind: ScatterKind, layout: ChunkLayout) -> LodConfig {
         let radius = f64::from(self.radius(kind));
         LodConfig {
             layout,
@@ -251,7 +251,11 @@ impl StreamKind for ScatterLayer {
         key: BuildKey,
     ) -> impl FnOnce(&AtomicBool) -> Result<Placed, ChunkError> + Send + 'static {
         let state = world.resource::<BiomeWorldState>();
-        let (generator, layout, kind) = (state.generator.clone(), state.settings.layout, self.kind);
+        let (generator, layout, kind) = (
+            state.generator().clone(),
+            state.settings().layout,
+            self.kind,
+        );
         move |_: &AtomicBool| {
             let origin = key.node.origin(&layout);
             let size = key.node.size(&layout);
@@ -266,7 +270,7 @@ impl StreamKind for ScatterLayer {
 
     fn spawn(&mut self, world: &mut World, key: BuildKey, built: Placed) -> ScatterChunk {
         let state = world.resource::<BiomeWorldState>();
-        let (layout, generation) = (state.settings.layout, state.generation);
+        let (layout, generation) = (state.settings().layout, state.generation());
         let origin = key.node.origin(&layout);
         let parent = world
             .spawn((

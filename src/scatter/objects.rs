@@ -88,7 +88,7 @@ const DRY_BLADES: Color = Color::srgb(0.62, 0.64, 0.30);
 /// The low-poly mesh of a kind at scale 1, standing on `y = 0` (rocks and bushes sink a little
 /// into the ground, so they sit on slopes and on ground drawn between its vertices).
 #[must_use]
-pub fn scatter_mesh(kind: ScatterKind) -> Mesh {
+pub(crate) fn scatter_mesh(kind: ScatterKind) -> Mesh {
     match kind {
         ScatterKind::Rock => merged(vec![
             blob(

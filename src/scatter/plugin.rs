@@ -124,14 +124,14 @@ fn stream_scatter(
     let started = Instant::now();
     let points = anchor_points(world, anchors);
     let state = world.resource::<BiomeWorldState>();
-    let (generator, layout, epoch) = (
-        state.generator.clone(),
-        state.settings.layout,
-        state.generation,
+    let (generator, layout, generation) = (
+        state.generator().clone(),
+        state.settings().layout,
+        state.generation(),
     );
     let request = SettingsRequest {
         settings: world.resource::<BiomeScatterSettings>().clone(),
-        generation: epoch,
+        generation,
         layout,
     };
     // The ground comes first.
@@ -154,7 +154,7 @@ fn stream_scatter(
                     || BiomeScatterSettings::default().lod(kind, layout),
                     |s| s.lod(kind, layout),
                 ),
-                epoch,
+                generation,
                 max_tasks: active.map_or(0, |s| s.max_tasks),
                 start_builds: active.is_some() && !ground_first,
             };

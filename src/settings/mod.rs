@@ -214,9 +214,16 @@ impl BiomeWorldStreaming {
         }
     }
 
+    /// About how many terrain nodes one anchor keeps with `layout`: what
+    /// [`BiomeWorldStreaming::MAX_NODES`] bounds.
+    #[must_use]
+    pub fn node_estimate(&self, layout: ChunkLayout) -> u64 {
+        self.lod(layout).node_estimate()
+    }
+
     /// The planner's view of these values with `layout`.
     #[must_use]
-    pub fn lod(&self, layout: ChunkLayout) -> LodConfig {
+    pub(crate) fn lod(&self, layout: ChunkLayout) -> LodConfig {
         LodConfig {
             layout,
             detail_radius: f64::from(self.detail_radius),
@@ -227,7 +234,8 @@ impl BiomeWorldStreaming {
 
     /// Checks every value against its range, and what the streaming costs with `settings`: the
     /// nodes one anchor keeps must number at most [`BiomeWorldStreaming::MAX_NODES`] and their
-    /// terrain meshes fit in [`BiomeWorldStreaming::MESH_MEMORY_LIMIT`].
+    /// terrain meshes fit in [`BiomeWorldStreaming::MESH_MEMORY_LIMIT`]; with levels of detail the
+    /// layout's tile count must be even.
     ///
     /// # Errors
     /// The first value out of range, by field path.
@@ -250,6 +258,16 @@ impl BiomeWorldStreaming {
             " ms",
         )?;
         check.whole("max_tasks", self.max_tasks, &Self::MAX_TASKS)?;
+        let tiles = settings.layout.tiles;
+        if self.lod(settings.layout).top_level() > 0 && tiles % 2 == 1 {
+            return check.fail(
+                "layout.tiles",
+                format!(
+                    "must be even with levels of detail: a node's edge follows every other \
+                     vertex of a coarser neighbour's (got {tiles})"
+                ),
+            );
+        }
         let nodes = self.lod(settings.layout).node_estimate();
         let advice = "lower horizon, raise detail_radius, or use larger chunks (layout)";
         if nodes > Self::MAX_NODES {
@@ -310,19 +328,12 @@ impl ChunkMeshOptions {
 #[derive(Resource, Reflect, Clone, Debug)]
 #[reflect(Resource, Debug, Clone)]
 pub struct BiomeWorldState {
-    /// The generator every chunk and query answers from.
     #[reflect(ignore, clone)]
-    pub generator: Arc<WorldGenerator>,
-    /// The last valid settings (`generator` was built from `settings.generator`).
-    pub settings: BiomeWorldSettings,
-    /// The last valid streaming values.
-    pub streaming: BiomeWorldStreaming,
-    /// Moves on each time the settings change; chunks and tasks of older generations are
-    /// replaced, never applied.
-    pub generation: u64,
-    /// Why the latest settings or streaming values were refused, if they were; the world keeps
-    /// its last valid state.
-    pub error: Option<SettingsError>,
+    generator: Arc<WorldGenerator>,
+    settings: BiomeWorldSettings,
+    streaming: BiomeWorldStreaming,
+    generation: u64,
+    error: Option<SettingsError>,
 }
 
 impl BiomeWorldState {
@@ -350,6 +361,39 @@ impl BiomeWorldState {
             generation: 0,
             error,
         }
+    }
+
+    /// The generator every chunk and query answers from (clone the `Arc` to use it on another
+    /// thread).
+    #[must_use]
+    pub fn generator(&self) -> &Arc<WorldGenerator> {
+        &self.generator
+    }
+
+    /// The last valid settings (the generator was built from their `generator`).
+    #[must_use]
+    pub fn settings(&self) -> &BiomeWorldSettings {
+        &self.settings
+    }
+
+    /// The last valid streaming values.
+    #[must_use]
+    pub fn streaming(&self) -> &BiomeWorldStreaming {
+        &self.streaming
+    }
+
+    /// Moves on each time the settings change; chunks and tasks of older generations are
+    /// replaced, never applied.
+    #[must_use]
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    /// Why the latest settings or streaming values were refused, if they were; the world keeps
+    /// its last valid state.
+    #[must_use]
+    pub fn error(&self) -> Option<&SettingsError> {
+        self.error.as_ref()
     }
 
     /// The chunk layout in use.
@@ -413,6 +457,21 @@ mod tests {
         assert_eq!(refused(|s| s.fade_seconds = 9.0), "fade_seconds");
         assert_eq!(refused(|s| s.max_tasks = 0), "max_tasks");
         assert_eq!(refused(|s| s.apply_budget_ms = f32::NAN), "apply_budget_ms");
+        // Odd tile counts suit full detail only.
+        let odd = BiomeWorldSettings {
+            layout: ChunkLayout {
+                tiles: 15,
+                ..default()
+            },
+            ..default()
+        };
+        let error = BiomeWorldStreaming::default()
+            .validate_with(&odd)
+            .unwrap_err();
+        assert_eq!(error.field, "layout.tiles");
+        BiomeWorldStreaming::full_detail(500.0)
+            .validate_with(&odd)
+            .unwrap();
         let refused = |change: fn(&mut BiomeWorldSettings)| {
             let mut settings = BiomeWorldSettings::default();
             change(&mut settings);

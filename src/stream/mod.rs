@@ -23,7 +23,7 @@ use bevy::platform::time::Instant;
 use bevy::prelude::*;
 use biome_core::ChunkError;
 
-pub use planner::{BuildKey, ChunkPlanner, LodConfig, NodeRect, Plan, Swap};
+pub use planner::{BuildKey, ChunkPlanner, LodConfig};
 pub use tasks::background_async_compute;
 use tasks::{BuildOutcome, BuildTask};
 
@@ -90,8 +90,8 @@ pub(crate) struct StreamView<'a> {
     pub(crate) anchors: &'a [[f64; 2]],
     /// How far the planner reaches and where it changes level.
     pub(crate) lod: LodConfig,
-    /// The settings epoch builds are made for.
-    pub(crate) epoch: u64,
+    /// The settings generation builds are made for.
+    pub(crate) generation: u64,
     /// At most this many builds at once.
     pub(crate) max_tasks: usize,
     /// Whether new builds may start this frame.
@@ -240,7 +240,7 @@ pub(crate) struct NodeStreamer<K: StreamKind> {
     fades: Vec<Fade<K::Node>>,
     /// Hidden nodes despawning, oldest first.
     leaving: VecDeque<(BuildKey, K::Node)>,
-    /// Builds that failed at their epoch: not started again.
+    /// Builds that failed at their generation: not started again.
     failed: HashSet<BuildKey>,
     counts: StreamCounts,
 }
@@ -322,8 +322,9 @@ impl<K: StreamKind> NodeStreamer<K> {
             }
             alive
         });
-        self.failed.retain(|key| key.epoch == view.epoch);
-        self.planner.update(view.anchors, &view.lod, view.epoch);
+        self.failed.retain(|key| key.generation == view.generation);
+        self.planner
+            .update(view.anchors, &view.lod, view.generation);
         let planner = &self.planner;
         self.tasks.retain(|key, _| planner.wants(key));
         self.built.retain(|key, _| planner.wants(key));
@@ -647,7 +648,7 @@ mod tests {
         world: World,
         streamer: NodeStreamer<FakeKind>,
         anchor: [f64; 2],
-        epoch: u64,
+        generation: u64,
     }
 
     impl Rig {
@@ -657,7 +658,7 @@ mod tests {
                 world: World::new(),
                 streamer: NodeStreamer::new(kind),
                 anchor: [1.0, 1.0],
-                epoch: 0,
+                generation: 0,
             }
         }
 
@@ -666,7 +667,7 @@ mod tests {
             let view = StreamView {
                 anchors: &anchors,
                 lod: lod(),
-                epoch: self.epoch,
+                generation: self.generation,
                 max_tasks: 4,
                 start_builds: true,
             };
@@ -738,7 +739,7 @@ mod tests {
             .lock()
             .unwrap()
             .insert(panics, Behaviour::Build);
-        rig.epoch = 1;
+        rig.generation = 1;
         rig.settle(10_000);
         assert_eq!(rig.streamer.kind().builds, builds + wanted);
         assert_eq!(rig.streamer.counts().failed, 1);

@@ -180,16 +180,16 @@ impl LodConfig {
     }
 }
 
-/// A build the planner asks for: a node with its stitch, for one epoch of the settings (the
-/// epoch moves on whenever the world or the layout changes).
+/// A build the planner asks for: a node with its stitch, for one generation of the settings (the
+/// generation moves on whenever the world or the layout changes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct BuildKey {
     /// The node.
     pub node: NodeCoord,
     /// The sides and corners that follow a coarser neighbour.
     pub stitch: Stitch,
-    /// The settings epoch it is built for.
-    pub epoch: u64,
+    /// The settings generation it is built for.
+    pub generation: u64,
 }
 
 /// What the planner wants built.
@@ -225,7 +225,7 @@ pub struct Swap {
 #[derive(Clone, Debug, Default)]
 pub struct ChunkPlanner {
     config: Option<LodConfig>,
-    epoch: u64,
+    generation: u64,
     /// The anchors as the selection saw them; each moves on only when its anchor moved past
     /// the threshold, so the selection is a function of these.
     anchors: Vec<[f64; 2]>,
@@ -339,15 +339,15 @@ enum Selection {
 }
 
 impl ChunkPlanner {
-    /// Selects the wanted nodes for `anchors` (world `(x, z)`) under `config` and `epoch`, and
+    /// Selects the wanted nodes for `anchors` (world `(x, z)`) under `config` and `generation`, and
     /// says what to build and what to retire. Cheap when nothing moved: an anchor counts as
     /// moved once it is a quarter of the finest hysteresis gap from where the selection last saw
     /// it (16 units by default: well inside the gap and the margin past the horizon), and then
     /// only the roots where its move can change a choice are selected again (a few moves per
-    /// update). A new config, epoch or anchor count selects everything again.
-    pub fn update(&mut self, anchors: &[[f64; 2]], config: &LodConfig, epoch: u64) -> &Plan {
+    /// update). A new config, generation or anchor count selects everything again.
+    pub fn update(&mut self, anchors: &[[f64; 2]], config: &LodConfig, generation: u64) -> &Plan {
         if self.config != Some(*config)
-            || self.epoch != epoch
+            || self.generation != generation
             || anchors.len() != self.anchors.len()
         {
             if self.config.is_some_and(|old| old.layout != config.layout) {
@@ -356,7 +356,7 @@ impl ChunkPlanner {
                 self.split.clear();
             }
             self.config = Some(*config);
-            self.epoch = epoch;
+            self.generation = generation;
             self.anchors = anchors.to_vec();
             self.select_all();
         } else {
@@ -578,7 +578,7 @@ impl ChunkPlanner {
                     .touching(key.node, side)
                     .into_iter()
                     .filter(|other| {
-                        other.epoch == self.epoch
+                        other.generation == self.generation
                             && !self.is_current(other)
                             && !edges_meet(key, side, *other)
                     }),
@@ -636,13 +636,6 @@ impl ChunkPlanner {
             .collect()
     }
 
-    /// Whether the area of `node` (in the current layout) is on screen already, at its centre
-    /// and corners: a node built there replaces something.
-    #[must_use]
-    pub fn is_covered(&self, node: NodeCoord) -> bool {
-        self.config.is_some() && self.screen.covers(&self.rect(node), &self.shown)
-    }
-
     /// Whether `key` is wanted and not shown yet: a build of it is worth finishing.
     #[must_use]
     pub fn wants(&self, key: &BuildKey) -> bool {
@@ -656,15 +649,15 @@ impl ChunkPlanner {
     }
 
     /// What is on screen.
-    #[must_use]
-    pub fn shown_nodes(&self) -> &HashMap<BuildKey, NodeRect> {
+    #[cfg(test)]
+    fn shown_nodes(&self) -> &HashMap<BuildKey, NodeRect> {
         &self.shown
     }
 
     /// Whether the last plan asked for nothing: every wanted node is shown and faded in, and
     /// what else is shown lies in the hysteresis ring beyond the horizon.
-    #[must_use]
-    pub fn is_settled(&self) -> bool {
+    #[cfg(test)]
+    fn is_settled(&self) -> bool {
         !self.stale
             && self.plan.build.is_empty()
             && self.retirable.is_empty()
@@ -672,7 +665,7 @@ impl ChunkPlanner {
     }
 
     fn is_current(&self, key: &BuildKey) -> bool {
-        key.epoch == self.epoch && self.wanted.get(&key.node) == Some(&key.stitch)
+        key.generation == self.generation && self.wanted.get(&key.node) == Some(&key.stitch)
     }
 
     fn config(&self) -> &LodConfig {
@@ -888,7 +881,7 @@ impl ChunkPlanner {
         BuildKey {
             node,
             stitch,
-            epoch: self.epoch,
+            generation: self.generation,
         }
     }
 
@@ -1047,8 +1040,8 @@ impl ChunkPlanner {
             !aligned && self.shown.contains_key(&key) && !self.locked.contains(&key)
         });
         let keep = self.config().keep_distance();
-        let gone =
-            key.epoch != self.epoch || self.anchors.iter().all(|&a| rect.distance(a) >= keep);
+        let gone = key.generation != self.generation
+            || self.anchors.iter().all(|&a| rect.distance(a) >= keep);
         if aligned {
             !overlapped && gone
         } else {
@@ -1176,7 +1169,7 @@ struct ShownIndex {
     layout: Option<ChunkLayout>,
     /// The current top level.
     top: u8,
-    /// Nodes of the current layout, by node (several keys when stitches or epochs differ).
+    /// Nodes of the current layout, by node (several keys when stitches or generations differ).
     aligned: HashMap<NodeCoord, Vec<BuildKey>>,
     /// Bit `k` set when a level-`k` node is in `aligned`.
     levels: u32,
@@ -1593,7 +1586,7 @@ mod tests {
                         _ => [along(rect.min[0]), rect.max[1] + eps],
                     };
                     for b in holder(p) {
-                        if b.epoch == a.epoch {
+                        if b.generation == a.generation {
                             assert!(
                                 edges_meet(a, side, b),
                                 "{context}: {a:?} and {b:?} meet with a crack"
@@ -1729,7 +1722,7 @@ mod tests {
         };
         for scenario in 0..60 {
             let mut config = [config(), disc, wide][scenario % 3];
-            let mut epoch = 0;
+            let mut generation = 0;
             let mut planners =
                 [Selection::Near, Selection::Whole, Selection::Auto].map(|selection| {
                     ChunkPlanner {
@@ -1746,7 +1739,7 @@ mod tests {
             for step in 0..40 {
                 let plans: Vec<Plan> = planners
                     .iter_mut()
-                    .map(|planner| planner.update(&anchors, &config, epoch).clone())
+                    .map(|planner| planner.update(&anchors, &config, generation).clone())
                     .collect();
                 let context = format!("scenario {scenario} step {step}");
                 for (planner, plan) in planners.iter().zip(&plans).skip(1) {
@@ -1774,7 +1767,7 @@ mod tests {
                             .shown
                             .keys()
                             .copied()
-                            .min_by_key(|k| (k.node, k.epoch))
+                            .min_by_key(|k| (k.node, k.generation))
                     })
                     .flatten();
                 for (k, planner) in planners.iter_mut().enumerate() {
@@ -1802,7 +1795,7 @@ mod tests {
                 }
                 // Now and then the settings, the config or the anchor count change.
                 match rng.next() % 12 {
-                    0 => epoch += 1,
+                    0 => generation += 1,
                     1 => config.hysteresis = rng.range(0.1, 0.6),
                     2 if anchors.len() > 1 => {
                         anchors.pop();
@@ -2018,9 +2011,9 @@ mod tests {
                 swap.retire
             })
             .collect();
-        retired.sort_by_key(|k| (k.node, k.epoch));
+        retired.sort_by_key(|k| (k.node, k.generation));
         let mut expected = old;
-        expected.sort_by_key(|k| (k.node, k.epoch));
+        expected.sort_by_key(|k| (k.node, k.generation));
         assert_eq!(retired, expected);
     }
 

@@ -19,40 +19,40 @@ pub type TerrainMaterial = ExtendedMaterial<StandardMaterial, TerrainSurface>;
 pub struct TerrainSurface {
     /// The values, in one uniform.
     #[uniform(100)]
-    pub surface: TerrainSurfaceUniform,
+    pub(crate) surface: TerrainSurfaceUniform,
 }
 
 /// [`TerrainSurface`]'s uniform; the layout `terrain.wgsl` reads.
 #[derive(ShaderType, Reflect, Debug, Clone, Copy, Default, PartialEq)]
-pub struct TerrainSurfaceUniform {
+pub(crate) struct TerrainSurfaceUniform {
     /// Linear colour of the deep sea floor.
-    pub deep_water_color: Vec4,
+    pub(crate) deep_water_color: Vec4,
     /// Linear colour of the shallow sea floor.
-    pub shallow_water_color: Vec4,
+    pub(crate) shallow_water_color: Vec4,
     /// Linear colour of beaches.
-    pub beach_color: Vec4,
+    pub(crate) beach_color: Vec4,
     /// Linear colour of snow.
-    pub snow_color: Vec4,
+    pub(crate) snow_color: Vec4,
     /// World height below which water is deep.
-    pub deep_water_height: f32,
+    pub(crate) deep_water_height: f32,
     /// World height up to which land is beach.
-    pub beach_height: f32,
+    pub(crate) beach_height: f32,
     /// Temperature below which land is snow.
-    pub snow_temperature: f32,
+    pub(crate) snow_temperature: f32,
     /// Half the width of the band over which land turns to snow.
-    pub snow_band: f32,
+    pub(crate) snow_band: f32,
     /// 1 when vertex colours are final (flat tiles), 0 to work the surface out per pixel.
-    pub vertex_colors_final: u32,
+    pub(crate) vertex_colors_final: u32,
     /// 1 when fully shown; below, the node is dithered in over what it replaces.
-    pub fade: f32,
+    pub(crate) fade: f32,
     /// Keeps the uniform a multiple of 16 bytes.
-    pub padding: Vec2,
+    pub(crate) padding: Vec2,
 }
 
 impl TerrainSurfaceUniform {
     /// The surface of `settings` for meshes of `style`, fully shown.
     #[must_use]
-    pub fn new(settings: &WorldSettings, style: MeshStyle) -> Self {
+    pub(crate) fn new(settings: &WorldSettings, style: MeshStyle) -> Self {
         let s = &settings.surface;
         let color = |rgb: [f64; 3]| Vec4::new(rgb[0] as f32, rgb[1] as f32, rgb[2] as f32, 1.0);
         let scale = settings.terrain.height_scale;

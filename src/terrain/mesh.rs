@@ -14,7 +14,7 @@ use super::material::{TerrainMaterial, TerrainSurface, TerrainSurfaceUniform};
 /// Materials shared by every terrain node, and the water quads of the node widths in use.
 #[derive(Resource, Reflect, Clone, Debug)]
 #[reflect(Resource, Debug, Clone)]
-pub struct ChunkAssets {
+pub struct TerrainMaterials {
     /// Terrain without a renderer's [`TerrainMaterial`] (headless apps): white, so vertex
     /// colours show as they are.
     pub terrain: Handle<StandardMaterial>,
@@ -28,7 +28,7 @@ pub struct ChunkAssets {
     surface: Option<(TerrainSurfaceUniform, Handle<TerrainMaterial>)>,
 }
 
-impl ChunkAssets {
+impl TerrainMaterials {
     pub(crate) fn new(materials: &mut Assets<StandardMaterial>) -> Self {
         Self {
             terrain: materials.add(Self::terrain_base()),
@@ -123,7 +123,7 @@ const FADING_DEPTH_BIAS: f32 = 64.0;
 
 /// What a terrain mesh carries for its material.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TerrainColors {
+pub(crate) enum TerrainColors {
     /// Final ground colours per vertex ([`ChunkData::colors`]), for `StandardMaterial`.
     Final,
     /// Land colours per vertex ([`ChunkData::land_colors`]) with temperatures in `uv.x`, for
@@ -135,7 +135,11 @@ pub enum TerrainColors {
 /// The terrain mesh of a node: positions relative to its origin, normals, linear vertex colours
 /// as `colors` says, and 16-bit indices when they fit.
 #[must_use]
-pub fn chunk_mesh(data: &ChunkData, usage: RenderAssetUsages, colors: TerrainColors) -> Mesh {
+pub(crate) fn chunk_mesh(
+    data: &ChunkData,
+    usage: RenderAssetUsages,
+    colors: TerrainColors,
+) -> Mesh {
     let indices = if data.positions.len() <= usize::from(u16::MAX) + 1 {
         Indices::U16(data.indices.iter().map(|&i| i as u16).collect())
     } else {
@@ -157,7 +161,7 @@ pub fn chunk_mesh(data: &ChunkData, usage: RenderAssetUsages, colors: TerrainCol
 /// The mesh of a node's river and lake water ([`ChunkData::river_water`]), with upward normals
 /// (rivers fall gently); `None` where the node has none.
 #[must_use]
-pub fn river_water_mesh(water: WaterMesh, usage: RenderAssetUsages) -> Option<Mesh> {
+pub(crate) fn river_water_mesh(water: WaterMesh, usage: RenderAssetUsages) -> Option<Mesh> {
     if water.is_empty() {
         return None;
     }
@@ -177,7 +181,7 @@ pub fn river_water_mesh(water: WaterMesh, usage: RenderAssetUsages) -> Option<Me
 
 /// Bytes a mesh holds in vertex attributes and indices: what a loaded chunk costs on the GPU.
 #[must_use]
-pub fn mesh_bytes(mesh: &Mesh) -> usize {
+pub(crate) fn mesh_bytes(mesh: &Mesh) -> usize {
     let attributes: usize = mesh
         .attributes()
         .map(|(_, values)| values.get_bytes().len())

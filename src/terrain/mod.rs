@@ -19,8 +19,9 @@ use bevy::prelude::*;
 use biome_core::{ChunkError, ChunkLayout, HeightGrid, NodeCoord, Stitch, TreeInstance};
 
 pub(crate) use material::add_terrain_material;
-pub use material::{TerrainMaterial, TerrainSurface, TerrainSurfaceUniform};
-pub use mesh::{ChunkAssets, TerrainColors, chunk_mesh, mesh_bytes, river_water_mesh};
+pub use material::{TerrainMaterial, TerrainSurface};
+pub use mesh::TerrainMaterials;
+pub(crate) use mesh::{TerrainColors, chunk_mesh, mesh_bytes, river_water_mesh};
 pub use plugin::BiomeTerrainPlugin;
 
 use crate::settings::{BiomeWorldState, ChunkMeshOptions};
@@ -285,20 +286,20 @@ impl StreamKind for TerrainKind {
             TerrainColors::Final
         };
         let state = world.resource::<BiomeWorldState>();
-        let (generator, layout, epoch) = (
-            state.generator.clone(),
-            state.settings.layout,
-            state.generation,
+        let (generator, layout, generation) = (
+            state.generator().clone(),
+            state.settings().layout,
+            state.generation(),
         );
-        let stride = state.settings.far_forest_stride(key.node.level);
-        let coarse_trees = key.node.level > 0 && state.settings.tree_entities_at(key.node.level);
+        let stride = state.settings().far_forest_stride(key.node.level);
+        let coarse_trees = key.node.level > 0 && state.settings().tree_entities_at(key.node.level);
         let far_trees = self.far_trees.clone();
         // The physics plugin's share, where its colliders and the terrain lend each other
         // densities.
         let slot = world
             .get_resource_mut::<DensityShare>()
             .filter(|_| key.node.level == 0)
-            .map(|mut share| share.slot(key.node, epoch));
+            .map(|mut share| share.slot(key.node, generation));
         move |cancel: &AtomicBool| {
             let mut data = match slot {
                 Some(slot) => {
@@ -358,7 +359,7 @@ impl StreamKind for TerrainKind {
         if fade {
             node.fading = node.shared.as_ref().and_then(|shared| {
                 let mut materials = world.get_resource_mut::<Assets<TerrainMaterial>>()?;
-                ChunkAssets::fading_material(shared, &mut materials)
+                TerrainMaterials::fading_material(shared, &mut materials)
             });
             if let Some(material) = &node.fading {
                 set_material(world, node, material.clone());
@@ -432,7 +433,7 @@ impl StreamKind for TerrainKind {
 
     fn failed(&mut self, world: &mut World, key: BuildKey, reason: &str) {
         error!("biome world node {:?} failed to build: {reason}", key.node);
-        let layout = world.resource::<BiomeWorldState>().settings.layout;
+        let layout = world.resource::<BiomeWorldState>().settings().layout;
         world.write_message(ChunkFailed {
             node: key.node,
             layout,
@@ -443,15 +444,15 @@ impl StreamKind for TerrainKind {
     fn planned(&mut self, world: &mut World, planner: &ChunkPlanner) {
         // A density stays shared while a build holds it or this terrain has still to build its
         // chunk at full detail: a collider's pass waits there for the terrain's build to take it.
-        let epoch = world.resource::<BiomeWorldState>().generation;
+        let generation = world.resource::<BiomeWorldState>().generation();
         if let Some(mut share) = world.get_resource_mut::<DensityShare>() {
-            share.prune(epoch, |node| {
+            share.prune(generation, |node| {
                 node.level == 0
                     && planner.wanted().get(&node).is_some_and(|&stitch| {
                         planner.wants(&BuildKey {
                             node,
                             stitch,
-                            epoch,
+                            generation,
                         })
                     })
             });
@@ -482,10 +483,10 @@ fn drop_material(world: &mut World, material: Option<Handle<TerrainMaterial>>) {
 /// Spawns a built node, hidden: the terrain entity with its water surface and trees as children.
 fn spawn_node(world: &mut World, key: BuildKey, built: BuiltNode) -> TerrainNode {
     let state = world.resource::<BiomeWorldState>();
-    let (layout, generation) = (state.settings.layout, state.generation);
-    let (water, trees) = (state.settings.water, state.settings.trees);
-    let generator = state.generator.clone();
-    let shared = world.resource_scope(|world, mut assets: Mut<ChunkAssets>| {
+    let (layout, generation) = (state.settings().layout, state.generation());
+    let (water, trees) = (state.settings().water, state.settings().trees);
+    let generator = state.generator().clone();
+    let shared = world.resource_scope(|world, mut assets: Mut<TerrainMaterials>| {
         let mut materials = world.get_resource_mut::<Assets<TerrainMaterial>>()?;
         Some(assets.terrain_material(generator.settings(), layout.style, &mut materials))
     });
@@ -529,13 +530,13 @@ fn spawn_node(world: &mut World, key: BuildKey, built: BuiltNode) -> TerrainNode
         match &shared {
             Some(material) => part.insert(MeshMaterial3d(material.clone())),
             None => {
-                let material = part.world().resource::<ChunkAssets>().terrain.clone();
+                let material = part.world().resource::<TerrainMaterials>().terrain.clone();
                 part.insert(MeshMaterial3d(material))
             }
         };
     }
     if water && built.below_sea {
-        let (quad, material) = world.resource_scope(|world, mut assets: Mut<ChunkAssets>| {
+        let (quad, material) = world.resource_scope(|world, mut assets: Mut<TerrainMaterials>| {
             let quad = assets.water_quad(
                 key.node.size(&layout) as f32,
                 &mut world.resource_mut::<Assets<Mesh>>(),
@@ -552,7 +553,7 @@ fn spawn_node(world: &mut World, key: BuildKey, built: BuiltNode) -> TerrainNode
     }
     if water && let Some(river) = built.river_water {
         let mesh = world.resource_mut::<Assets<Mesh>>().add(river);
-        let material = world.resource::<ChunkAssets>().water.clone();
+        let material = world.resource::<TerrainMaterials>().water.clone();
         world.spawn((
             BiomeRiverWater,
             Mesh3d(mesh),
@@ -584,5 +585,43 @@ fn spawn_node(world: &mut World, key: BuildKey, built: BuiltNode) -> TerrainNode
         trees: tree_count,
         shared,
         fading: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use bevy::ecs::message::MessageCursor;
+
+    use super::*;
+    use crate::settings::{BiomeWorldSettings, BiomeWorldStreaming};
+
+    /// A failed build is logged and told as a [`ChunkFailed`] with the node, the layout and the
+    /// reason (the streamer reports each failure once and retries it only with new settings:
+    /// `stream::tests`).
+    #[test]
+    fn a_failed_build_is_a_chunk_failed_message() {
+        let mut world = World::new();
+        world.init_resource::<Messages<ChunkFailed>>();
+        let settings = BiomeWorldSettings::default();
+        world.insert_resource(BiomeWorldState::new(
+            &settings,
+            &BiomeWorldStreaming::default(),
+        ));
+        let key = BuildKey {
+            node: NodeCoord::new(2, -3, 5),
+            stitch: Stitch::NONE,
+            generation: 0,
+        };
+        TerrainKind::default().failed(&mut world, key, "refused");
+        let messages = world.resource::<Messages<ChunkFailed>>();
+        let read: Vec<ChunkFailed> = MessageCursor::default().read(messages).cloned().collect();
+        assert_eq!(
+            read,
+            [ChunkFailed {
+                node: key.node,
+                layout: settings.layout,
+                reason: "refused".to_owned(),
+            }]
+        );
     }
 }

@@ -7,9 +7,9 @@ use bevy::platform::time::Instant;
 use bevy::prelude::*;
 
 use super::{
-    BiomeChunk, BiomeRiverWater, BiomeWater, BiomeWorldAnchor, BiomeWorldStats, ChunkAssets,
-    ChunkDespawned, ChunkFade, ChunkFailed, ChunkGround, ChunkReplaced, ChunkSpawned, TerrainKind,
-    TerrainMaterial,
+    BiomeChunk, BiomeRiverWater, BiomeWater, BiomeWorldAnchor, BiomeWorldStats, ChunkDespawned,
+    ChunkFade, ChunkFailed, ChunkGround, ChunkReplaced, ChunkSpawned, TerrainKind, TerrainMaterial,
+    TerrainMaterials,
 };
 use crate::BiomeWorldSystems;
 use crate::settings::BiomeWorldState;
@@ -25,7 +25,7 @@ impl Plugin for BiomeTerrainPlugin {
         app.init_resource::<BiomeWorldStats>()
             .init_resource::<TerrainStreamer>()
             .register_type::<BiomeWorldStats>()
-            .register_type::<ChunkAssets>()
+            .register_type::<TerrainMaterials>()
             .register_type::<BiomeWorldAnchor>()
             .register_type::<BiomeChunk>()
             .register_type::<ChunkGround>()
@@ -61,9 +61,10 @@ impl Plugin for BiomeTerrainPlugin {
                  add it after DefaultPlugins for shores and snow lines drawn per pixel"
             );
         }
-        if !app.world().contains_resource::<ChunkAssets>() {
+        if !app.world().contains_resource::<TerrainMaterials>() {
             let world = app.world_mut();
-            let assets = ChunkAssets::new(&mut world.resource_mut::<Assets<StandardMaterial>>());
+            let assets =
+                TerrainMaterials::new(&mut world.resource_mut::<Assets<StandardMaterial>>());
             world.insert_resource(assets);
         }
     }
@@ -90,9 +91,9 @@ fn stream_terrain(
     let state = world.resource::<BiomeWorldState>();
     let view = StreamView {
         anchors: &points,
-        lod: state.streaming.lod(state.settings.layout),
-        epoch: state.generation,
-        max_tasks: state.streaming.max_tasks,
+        lod: state.streaming().lod(state.settings().layout),
+        generation: state.generation(),
+        max_tasks: state.streaming().max_tasks,
         start_builds: true,
     };
     world.resource_scope(|world, mut streamer: Mut<TerrainStreamer>| {
@@ -105,7 +106,7 @@ fn stream_terrain(
 /// planner's swaps and moves fades on; then counts.
 fn apply_terrain(world: &mut World) {
     let started = Instant::now();
-    let streaming = world.resource::<BiomeWorldState>().streaming.clone();
+    let streaming = world.resource::<BiomeWorldState>().streaming().clone();
     // When frames are slow anyway (a software renderer, a debug build), a share of the frame
     // time keeps nodes coming without being noticed.
     let last_frame = world

@@ -43,7 +43,7 @@ pub struct BiomeForest;
 /// The far look of every species: a spire (three sloped faces) with the tree's footprint and
 /// height and its average colour, indexed by [`TreeSpecies::index`].
 #[derive(Clone, Debug)]
-pub struct FarTrees {
+pub(crate) struct FarTrees {
     shapes: Vec<FarShape>,
 }
 
@@ -63,7 +63,7 @@ impl Default for FarTrees {
 impl FarTrees {
     /// The far shapes, measured from [`tree_mesh`].
     #[must_use]
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         let shapes = TreeSpecies::ALL
             .iter()
             .map(|&species| {
@@ -108,7 +108,7 @@ impl FarTrees {
     /// One mesh of `trees` (positions relative to the node) as spires, `widen` times wider than
     /// their trees (a thinned forest keeps its cover); `None` without trees.
     #[must_use]
-    pub fn forest_mesh(
+    pub(crate) fn forest_mesh(
         &self,
         trees: &[TreeInstance],
         widen: f32,
@@ -242,16 +242,16 @@ pub(crate) fn part(mesh: Mesh, transform: Transform, color: Color) -> Mesh {
 
 /// A trunk's size at scale 1: what the meshes draw and physics stands in trees' way.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct TrunkSize {
+pub(crate) struct TrunkSize {
     /// Radius, world units.
-    pub radius: f32,
+    pub(crate) radius: f32,
     /// Height from the ground, world units.
-    pub height: f32,
+    pub(crate) height: f32,
 }
 
 /// The trunk of `species` at scale 1.
 #[must_use]
-pub fn trunk_size(species: TreeSpecies) -> TrunkSize {
+pub(crate) fn trunk_size(species: TreeSpecies) -> TrunkSize {
     let (radius, height) = match species {
         TreeSpecies::Conifer | TreeSpecies::SnowyConifer => (0.22, 2.0),
         TreeSpecies::Broadleaf => (0.25, 2.6),
@@ -314,7 +314,7 @@ pub(crate) fn merged(parts: Vec<Mesh>) -> Mesh {
 
 /// The low-poly mesh of a species, about 1 unit of scale being a tree of ordinary size (metres).
 #[must_use]
-pub fn tree_mesh(species: TreeSpecies) -> Mesh {
+pub(crate) fn tree_mesh(species: TreeSpecies) -> Mesh {
     match species {
         TreeSpecies::Conifer => merged(vec![
             trunk(species, BARK),

@@ -189,7 +189,7 @@ fn node_label(id: usize, node: &DensityNode) -> String {
         _ => String::new(),
     };
     let off = if node.enabled { "" } else { " (off)" };
-    format!("node {id}: {}{detail}{off}", node.op.label())
+    format!("node {id}: {}{detail}{off}", node.op.kind())
 }
 
 fn run(options: &Options) -> Result<(), Box<dyn Error>> {

@@ -63,7 +63,20 @@ macro_rules! fbm_pairs {
 use fbm_pairs;
 
 pub use crate::tutorial::{FbmParams, WarpParams};
+
+#[cfg_attr(
+    not(feature = "internals"),
+    expect(
+        unreachable_pub,
+        reason = "public with the internals feature, for benchmarks"
+    )
+)]
+mod backend;
 use crate::tutorial::{LEVEL_TWO_FIELDS, Lanes, SECOND_FIELD, Simplex, fbm};
+#[cfg(feature = "internals")]
+pub use backend::Backend;
+#[cfg(not(feature = "internals"))]
+pub(crate) use backend::Backend;
 
 /// A regular grid of sample points: point `(i, j)` is `(x0 + i * step, y0 + j * step)`, stored
 /// row by row (`j * width + i`).
@@ -119,56 +132,7 @@ impl Grid {
     }
 }
 
-/// An instruction set the batch functions can run on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Backend {
-    /// One point at a time: the tutorial functions themselves.
-    Scalar,
-    /// Four points per instruction.
-    Avx2,
-    /// Eight points per instruction.
-    Avx512,
-}
-
 impl Backend {
-    /// The fastest backend this CPU runs, detected once.
-    #[must_use]
-    pub fn detect() -> Self {
-        static FASTEST: std::sync::OnceLock<Backend> = std::sync::OnceLock::new();
-        *FASTEST.get_or_init(|| {
-            Self::available()
-                .into_iter()
-                .next_back()
-                .unwrap_or(Backend::Scalar)
-        })
-    }
-
-    /// Every backend this CPU runs, slowest first.
-    #[must_use]
-    pub fn available() -> Vec<Self> {
-        let mut backends = vec![Backend::Scalar];
-        #[cfg(target_arch = "x86_64")]
-        {
-            if avx2::available() {
-                backends.push(Backend::Avx2);
-            }
-            if avx512::available() {
-                backends.push(Backend::Avx512);
-            }
-        }
-        backends
-    }
-
-    /// The backend's name, as benchmarks print it.
-    #[must_use]
-    pub fn name(self) -> &'static str {
-        match self {
-            Backend::Scalar => "scalar",
-            Backend::Avx2 => "avx2",
-            Backend::Avx512 => "avx512",
-        }
-    }
-
     /// Fills the leading points `backend` handles; returns how many.
     fn noise_points(self, simplex: &Simplex, xs: &[f64], ys: &[f64], out: &mut [f64]) -> usize {
         match self {
@@ -370,7 +334,7 @@ impl Simplex {
     ///
     /// # Panics
     /// If the slices differ in length, or `backend` is not in [`Backend::available`].
-    pub fn fbm_points_with(
+    pub(crate) fn fbm_points_with(
         &self,
         backend: Backend,
         xs: &[f64],
@@ -510,6 +474,23 @@ impl Simplex {
             }
         }
     }
+}
+
+/// [`Simplex::fbm_points`] on a chosen backend, for benchmarks that compare them (feature
+/// `internals`, no semver promise); the same bits on every one.
+///
+/// # Panics
+/// If the slices differ in length, or `backend` is not in [`Backend::available`].
+#[cfg(feature = "internals")]
+pub fn fbm_points_on(
+    backend: Backend,
+    simplex: &Simplex,
+    xs: &[f64],
+    ys: &[f64],
+    params: FbmParams,
+    out: &mut [f64],
+) {
+    simplex.fbm_points_with(backend, xs, ys, params, out);
 }
 
 #[cfg(test)]

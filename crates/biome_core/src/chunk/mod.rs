@@ -130,15 +130,15 @@ impl WorldGenerator {
 }
 
 impl ChunkLayout {
-    /// [`ChunkLayout::validate`], and the layout's cost with `world`: a chunk may hold at most
+    /// [`ChunkLayout::validate`], and the layout's cost with `settings`: a chunk may hold at most
     /// [`limits::MAX_TREE_SPOTS`] tree spots (one per tree cell it touches), so wide chunks need
     /// wider tree spacing.
     ///
     /// # Errors
     /// The layout field out of range, or `trees.spacing` too small for chunks this wide.
-    pub fn validate_with(&self, world: &WorldSettings) -> Result<(), SettingsError> {
+    pub fn validate_with(&self, settings: &WorldSettings) -> Result<(), SettingsError> {
         self.validate()?;
-        let trees = &world.trees;
+        let trees = &settings.trees;
         let across = self.chunk_size() / trees.spacing + 2.0;
         let spots = across * across;
         // NaN spacing fails too.

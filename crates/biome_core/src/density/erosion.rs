@@ -5,9 +5,9 @@
 
 use std::sync::Arc;
 
-use super::Interval;
+use super::Bounds;
 use super::field::{Evaluate, Inputs, NoiseTables};
-use super::ops::{FbmFields, Field, NOISE_BOUND, Operation, Widget, number, optional, whole};
+use super::ops::{FbmFields, Field, NOISE_BOUND, Operation, Typical, number, optional, whole};
 use crate::batch::{FbmParams, LaneKernel, kernel_points};
 use crate::limits;
 use crate::tutorial::{Lanes, Simplex, fbm_with_gradient_lanes};
@@ -45,7 +45,6 @@ pub struct Eroded {
 }
 
 impl Operation for Eroded {
-    const LABEL: &'static str = "Eroded fBm";
     const INPUTS: &'static [&'static str] = &[];
 
     fn template() -> Self {
@@ -70,37 +69,33 @@ impl Operation for Eroded {
             persistence: &mut self.persistence,
             lacunarity: &mut self.lacunarity,
         }
-        .visit("mountain size", visit);
+        .visit(visit);
         visit(optional(number(
             "depth",
-            "gully depth",
             &mut self.depth,
             limits::GULLY_DEPTH,
-            Widget::Slider(0.0..=0.5),
+            Typical::Even(0.0..=0.5),
         )));
         visit(optional(number(
             "gully_scale",
-            "gullies finer by",
             &mut self.gully_scale,
             limits::GULLY_SCALE,
-            Widget::LogSlider(limits::GULLY_SCALE),
+            Typical::Factor(limits::GULLY_SCALE),
         )));
         visit(whole(
             "gully_octaves",
-            "gully layers",
             &mut self.gully_octaves,
             limits::GULLY_OCTAVES,
         ));
         visit(optional(number(
             "flat",
-            "flat below slope",
             &mut self.flat,
             limits::FLAT_SLOPE,
-            Widget::LogSlider(0.01..=10.0),
+            Typical::Factor(0.01..=10.0),
         )));
     }
 
-    fn bound(&self, _: &[Interval]) -> Interval {
+    fn bound(&self, _: &[Bounds]) -> Bounds {
         // The fBm stays within the noise bound, and the layers cut at most their depths below it.
         let mut cut = 0.0;
         let mut depth = self.depth;
@@ -108,7 +103,7 @@ impl Operation for Eroded {
             cut += depth;
             depth *= 0.5;
         }
-        Interval::new(-NOISE_BOUND - cut, NOISE_BOUND)
+        Bounds::new(-NOISE_BOUND - cut, NOISE_BOUND)
     }
 
     fn compile(&self, noise: &mut NoiseTables) -> Arc<dyn Evaluate> {

@@ -24,7 +24,7 @@ pub use erosion::Eroded;
 pub use field::DensityField;
 pub use ops::{
     Abs, Add, Cell, Clamp, Constant, DensityOp, Fbm, Field, FieldValue, Mix, Multiply, SmoothClamp,
-    Warp, Widget,
+    Typical, Warp,
 };
 
 use crate::check::{SettingsError, number_problem, whole_problem};
@@ -63,14 +63,14 @@ impl Shape {
 
 /// A closed range of values, `low..=high`: what a node can give.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Interval {
+pub struct Bounds {
     /// The smallest value.
     pub low: f64,
     /// The largest value.
     pub high: f64,
 }
 
-impl Interval {
+impl Bounds {
     /// `low..=high`.
     #[must_use]
     pub const fn new(low: f64, high: f64) -> Self {
@@ -251,12 +251,12 @@ impl DensityNode {
     ///
     /// # Errors
     /// The first node or field that breaks a rule.
-    pub fn validate(&self) -> Result<Interval, SettingsError> {
+    pub fn validate(&self) -> Result<Bounds, SettingsError> {
         self.check_at("")
     }
 
     /// [`DensityNode::validate`] with paths under `prefix` (like `terrain.density`).
-    pub(crate) fn check_at(&self, prefix: &str) -> Result<Interval, SettingsError> {
+    pub(crate) fn check_at(&self, prefix: &str) -> Result<Bounds, SettingsError> {
         let error = |path: &str, reason: String| SettingsError {
             field: join(prefix, path),
             reason,
@@ -300,7 +300,7 @@ impl DensityNode {
         }
         // Inputs come after their node in pre-order: going backwards, a node's inputs are the
         // last intervals found, its first input on top.
-        let mut bounds: Vec<Interval> = Vec::with_capacity(entries.len());
+        let mut bounds: Vec<Bounds> = Vec::with_capacity(entries.len());
         for entry in entries.iter().rev() {
             let node = entry.node;
             let mut inputs = bounds.split_off(bounds.len() - node.inputs.len());
@@ -308,7 +308,7 @@ impl DensityNode {
             let bound = match (node.enabled, inputs.first()) {
                 (true, _) => node.op.bound(&inputs),
                 (false, Some(&first)) => first,
-                (false, None) => Interval::point(0.0),
+                (false, None) => Bounds::point(0.0),
             };
             let limit = *limits::DENSITY.end();
             // A NaN bound fails too.
@@ -317,9 +317,9 @@ impl DensityNode {
                 return Err(error(
                     &entry.path,
                     format!(
-                        "this {} can reach {:e}; every node must stay within ±{limit:e} \
+                        "this {} node can reach {:e}; every node must stay within ±{limit:e} \
                          (lower a constant or a multiplier below it)",
-                        node.op.label(),
+                        node.op.kind(),
                         bound.magnitude()
                     ),
                 ));
@@ -449,7 +449,7 @@ mod tests {
         let entries = stack.walk();
         let paths: Vec<&str> = entries.iter().map(|e| e.path.as_str()).collect();
         assert_eq!(paths, ["", "a", "a.input", "a.input.input", "b"]);
-        assert_eq!(entries[3].node.op.label(), "Simplex fBm");
+        assert_eq!(entries[3].node.op.kind(), "Fbm");
         assert_eq!(entries[3].depth, 3);
         assert_eq!(stack.node_count(), 5);
     }
@@ -503,14 +503,14 @@ mod tests {
     fn bounds_follow_the_graph() {
         let c = DensityNode::constant;
         let bound = |node: DensityNode| node.validate().unwrap();
-        assert_eq!(bound(c(2.0)), Interval::point(2.0));
+        assert_eq!(bound(c(2.0)), Bounds::point(2.0));
         let product = DensityNode::new(Multiply {}, [c(-3.0), c(2.0)]);
-        assert_eq!(bound(product), Interval::point(-6.0));
+        assert_eq!(bound(product), Bounds::point(-6.0));
         let abs = DensityNode::new(Abs {}, [DensityNode::fbm(0, 0.1, 4, Shape::Normal)]);
         assert_eq!(bound(abs).low, 0.0);
         let mut off = DensityNode::new(Add {}, [c(1.0), c(5.0)]);
         off.enabled = false;
-        assert_eq!(bound(off), Interval::point(1.0));
+        assert_eq!(bound(off), Bounds::point(1.0));
         // Each constant is in range, their product is not.
         let mut big = c(100.0);
         for _ in 0..3 {

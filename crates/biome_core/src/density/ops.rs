@@ -1,5 +1,5 @@
 //! The density operations: one type per operation, each with everything about it in one place
-//! (its inputs, its fields with their ranges and widgets, the range of values it can give, and
+//! (its inputs, its fields with their ranges and usual values, the range of values it can give, and
 //! how it evaluates), registered once in [`density_ops!`].
 
 use std::fmt;
@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use super::erosion::Eroded;
 use super::field::{Evaluate, Inputs, NoiseTables};
-use super::{Interval, Shape};
+use super::{Bounds, Shape};
 use crate::batch::{FbmParams, WarpParams};
 use crate::limits;
 use crate::scratch::Scratch;
@@ -17,8 +17,6 @@ use crate::tutorial::{Simplex, fbm, js_max, js_min, warp_offset};
 /// What an operation knows about itself. Adding an operation is one type implementing this and
 /// one line in [`density_ops!`].
 pub(crate) trait Operation: Copy + Into<DensityOp> {
-    /// The name the panel shows.
-    const LABEL: &'static str;
     /// The names of its inputs in presets, first input first (the one a switched-off node passes
     /// through).
     const INPUTS: &'static [&'static str];
@@ -31,21 +29,19 @@ pub(crate) trait Operation: Copy + Into<DensityOp> {
 
     /// The values the operation can give when its inputs' values lie in `inputs` (one interval
     /// per input), for settings whose fields are in range.
-    fn bound(&self, inputs: &[Interval]) -> Interval;
+    fn bound(&self, inputs: &[Bounds]) -> Bounds;
 
     /// The operation compiled for one world, its noise tables from `noise`.
     fn compile(&self, noise: &mut NoiseTables) -> Arc<dyn Evaluate>;
 }
 
-/// One field of a density operation: its name in presets and in the panel, and its value with
-/// the values it may take. Validation, preset reading and writing, and the panel all go through
+/// One field of a density operation: its name in presets, and its value with the values it may
+/// take. Validation, preset reading and writing, and editors all go through
 /// [`DensityOp::fields`], so they cannot disagree.
 #[derive(Debug)]
 pub struct Field<'a> {
     /// The field's name in presets.
     pub name: &'static str,
-    /// The label the panel shows.
-    pub label: &'static str,
     /// Whether a preset must give it (the others take their defaults).
     pub required: bool,
     /// The value, and what it may be.
@@ -55,14 +51,14 @@ pub struct Field<'a> {
 /// A field's value and the values it may take.
 #[derive(Debug)]
 pub enum FieldValue<'a> {
-    /// A finite number in `range`, edited with `widget`.
+    /// A finite number in `range`, usually `typical`.
     Number {
         /// The value.
         value: &'a mut f64,
         /// What validation accepts.
         range: RangeInclusive<f64>,
-        /// How the panel edits it.
-        widget: Widget,
+        /// The values it usually takes, for an editor to pick a fitting control.
+        typical: Typical,
     },
     /// A whole number in `range`.
     Whole {
@@ -82,24 +78,24 @@ pub enum FieldValue<'a> {
     Choice {
         /// The position of the choice.
         value: &'a mut u32,
-        /// The names of the choices, as the panel shows them.
+        /// What each choice means, by position.
         choices: &'static [&'static str],
     },
     /// An fBm shape.
     Shape(&'a mut Shape),
 }
 
-/// How the panel edits a number.
+/// The values a number field usually takes (its range may reach much farther).
 #[derive(Clone, Debug, PartialEq)]
-pub enum Widget {
-    /// A box to type or drag the value in.
-    Typed,
-    /// A slider over a handy range (values beyond it can still be typed into presets).
-    Slider(RangeInclusive<f64>),
-    /// A logarithmic slider over a handy range.
-    LogSlider(RangeInclusive<f64>),
-    /// A frequency, shown as the feature size `1 / value` it makes.
-    FeatureSize,
+pub enum Typical {
+    /// No usual span: any value in range.
+    Any,
+    /// Usually within the span, varied evenly.
+    Even(RangeInclusive<f64>),
+    /// Usually within the span, varied by factors.
+    Factor(RangeInclusive<f64>),
+    /// A frequency in 1 / world units: what shows is the feature size `1 / value`.
+    Frequency,
 }
 
 /// The noise bound of one [`Simplex::noise`] value: each of its three corners adds at most
@@ -136,14 +132,6 @@ macro_rules! density_ops {
                 }
             }
 
-            /// The operation's name as the panel shows it, like `Simplex fBm`.
-            #[must_use]
-            pub fn label(&self) -> &'static str {
-                match self {
-                    $(DensityOp::$name(_) => <$name as Operation>::LABEL,)*
-                }
-            }
-
             /// The names of its inputs in presets, first input first.
             #[must_use]
             pub fn input_names(&self) -> &'static [&'static str] {
@@ -161,7 +149,7 @@ macro_rules! density_ops {
 
             /// The values the operation can give when its inputs' values lie in `inputs`.
             #[must_use]
-            pub fn bound(&self, inputs: &[Interval]) -> Interval {
+            pub fn bound(&self, inputs: &[Bounds]) -> Bounds {
                 match self {
                     $(DensityOp::$name(op) => op.bound(inputs),)*
                 }
@@ -216,19 +204,17 @@ density_ops! {
 
 pub(super) fn number<'a>(
     name: &'static str,
-    label: &'static str,
     value: &'a mut f64,
     range: RangeInclusive<f64>,
-    widget: Widget,
+    typical: Typical,
 ) -> Field<'a> {
     Field {
         name,
-        label,
         required: true,
         value: FieldValue::Number {
             value,
             range,
-            widget,
+            typical,
         },
     }
 }
@@ -242,13 +228,11 @@ pub(super) fn optional(field: Field<'_>) -> Field<'_> {
 
 pub(super) fn whole<'a>(
     name: &'static str,
-    label: &'static str,
     value: &'a mut u32,
     range: RangeInclusive<u32>,
 ) -> Field<'a> {
     Field {
         name,
-        label,
         required: false,
         value: FieldValue::Whole { value, range },
     }
@@ -257,7 +241,6 @@ pub(super) fn whole<'a>(
 pub(super) fn seed_offset(value: &mut i64) -> Field<'_> {
     Field {
         name: "seed_offset",
-        label: "seed +",
         required: false,
         value: FieldValue::SeedOffset {
             value,
@@ -273,8 +256,8 @@ fn floor_and_ceiling<'a>(low: &'a mut f64, high: &'a mut f64, visit: &mut dyn Fn
     let (start, end) = (*limits::NODE_VALUE.start(), *limits::NODE_VALUE.end());
     let ceiling = if within(*high) { *high } else { end };
     let floor = if within(*low) { *low } else { start };
-    visit(number("low", "floor", low, start..=ceiling, Widget::Typed));
-    visit(number("high", "ceiling", high, floor..=end, Widget::Typed));
+    visit(number("low", low, start..=ceiling, Typical::Any));
+    visit(number("high", high, floor..=end, Typical::Any));
 }
 
 /// The fields of an fBm source, in preset order: [`Fbm`] and [`super::Eroded`] share them.
@@ -287,30 +270,27 @@ pub(super) struct FbmFields<'a> {
 }
 
 impl FbmFields<'_> {
-    /// Visits the fields, the scale shown as a feature size labelled `size`.
-    pub(super) fn visit(self, size: &'static str, visit: &mut dyn FnMut(Field<'_>)) {
+    /// Visits the fields.
+    pub(super) fn visit(self, visit: &mut dyn FnMut(Field<'_>)) {
         visit(seed_offset(self.seed_offset));
         visit(number(
             "scale",
-            size,
             self.scale,
             limits::SCALE,
-            Widget::FeatureSize,
+            Typical::Frequency,
         ));
-        visit(whole("octaves", "octaves", self.octaves, limits::OCTAVES));
+        visit(whole("octaves", self.octaves, limits::OCTAVES));
         visit(optional(number(
-            "persistence",
             "persistence",
             self.persistence,
             limits::PERSISTENCE,
-            Widget::Slider(limits::PERSISTENCE),
+            Typical::Even(limits::PERSISTENCE),
         )));
         visit(optional(number(
             "lacunarity",
-            "lacunarity",
             self.lacunarity,
             limits::LACUNARITY,
-            Widget::Slider(limits::LACUNARITY),
+            Typical::Even(limits::LACUNARITY),
         )));
     }
 }
@@ -324,7 +304,6 @@ pub struct Constant {
 }
 
 impl Operation for Constant {
-    const LABEL: &'static str = "Constant";
     const INPUTS: &'static [&'static str] = &[];
 
     fn template() -> Self {
@@ -334,15 +313,14 @@ impl Operation for Constant {
     fn fields(&mut self, visit: &mut dyn FnMut(Field<'_>)) {
         visit(number(
             "value",
-            "value",
             &mut self.value,
             limits::NODE_VALUE,
-            Widget::Typed,
+            Typical::Any,
         ));
     }
 
-    fn bound(&self, _: &[Interval]) -> Interval {
-        Interval::point(self.value)
+    fn bound(&self, _: &[Bounds]) -> Bounds {
+        Bounds::point(self.value)
     }
 
     fn compile(&self, _: &mut NoiseTables) -> Arc<dyn Evaluate> {
@@ -379,7 +357,6 @@ pub struct Fbm {
 }
 
 impl Operation for Fbm {
-    const LABEL: &'static str = "Simplex fBm";
     const INPUTS: &'static [&'static str] = &[];
 
     fn template() -> Self {
@@ -401,26 +378,25 @@ impl Operation for Fbm {
             persistence: &mut self.persistence,
             lacunarity: &mut self.lacunarity,
         }
-        .visit("feature size", visit);
+        .visit(visit);
         visit(Field {
             name: "shape",
-            label: "shape",
             required: false,
             value: FieldValue::Shape(&mut self.shape),
         });
     }
 
-    fn bound(&self, _: &[Interval]) -> Interval {
+    fn bound(&self, _: &[Bounds]) -> Bounds {
         // fBm is a weighted mean of noise values, so it stays within the noise bound.
-        let fbm = Interval::new(-NOISE_BOUND, NOISE_BOUND);
+        let fbm = Bounds::new(-NOISE_BOUND, NOISE_BOUND);
         match self.shape {
             Shape::Normal => fbm,
             // 2 (1 - |v|)² - 1 with |v| up to the bound.
             Shape::Ridged => {
                 let beyond = NOISE_BOUND - 1.0;
-                Interval::new(-1.0, 2.0 * (beyond * beyond).max(1.0) - 1.0)
+                Bounds::new(-1.0, 2.0 * (beyond * beyond).max(1.0) - 1.0)
             }
-            Shape::Billow => Interval::new(-1.0, 2.0 * NOISE_BOUND - 1.0),
+            Shape::Billow => Bounds::new(-1.0, 2.0 * NOISE_BOUND - 1.0),
         }
     }
 
@@ -478,7 +454,6 @@ pub struct Cell {
 }
 
 impl Operation for Cell {
-    const LABEL: &'static str = "Cell";
     const INPUTS: &'static [&'static str] = &[];
 
     fn template() -> Self {
@@ -488,15 +463,14 @@ impl Operation for Cell {
     fn fields(&mut self, visit: &mut dyn FnMut(Field<'_>)) {
         visit(number(
             "radius",
-            "radius (u)",
             &mut self.radius,
             limits::CELL_RADIUS,
-            Widget::LogSlider(1.0..=10_000.0),
+            Typical::Factor(1.0..=10_000.0),
         ));
     }
 
-    fn bound(&self, _: &[Interval]) -> Interval {
-        Interval::new(-1.0, 1.0)
+    fn bound(&self, _: &[Bounds]) -> Bounds {
+        Bounds::new(-1.0, 1.0)
     }
 
     fn compile(&self, _: &mut NoiseTables) -> Arc<dyn Evaluate> {
@@ -542,7 +516,6 @@ pub struct Warp {
 }
 
 impl Operation for Warp {
-    const LABEL: &'static str = "Warp";
     const INPUTS: &'static [&'static str] = &["input"];
 
     fn template() -> Self {
@@ -559,7 +532,6 @@ impl Operation for Warp {
         visit(seed_offset(&mut self.seed_offset));
         visit(Field {
             name: "levels",
-            label: "levels",
             required: false,
             value: FieldValue::Choice {
                 value: &mut self.levels,
@@ -568,27 +540,20 @@ impl Operation for Warp {
         });
         visit(number(
             "strength",
-            "strength (u)",
             &mut self.strength,
             limits::WARP_STRENGTH,
-            Widget::Slider(0.0..=1000.0),
+            Typical::Even(0.0..=1000.0),
         ));
         visit(number(
             "scale",
-            "warp size",
             &mut self.scale,
             limits::SCALE,
-            Widget::FeatureSize,
+            Typical::Frequency,
         ));
-        visit(whole(
-            "octaves",
-            "octaves",
-            &mut self.octaves,
-            limits::OCTAVES,
-        ));
+        visit(whole("octaves", &mut self.octaves, limits::OCTAVES));
     }
 
-    fn bound(&self, inputs: &[Interval]) -> Interval {
+    fn bound(&self, inputs: &[Bounds]) -> Bounds {
         // The input is read elsewhere: its values, wherever they come from.
         inputs[0]
     }
@@ -693,7 +658,6 @@ pub struct Clamp {
 }
 
 impl Operation for Clamp {
-    const LABEL: &'static str = "Clamp";
     const INPUTS: &'static [&'static str] = &["input"];
 
     fn template() -> Self {
@@ -707,8 +671,8 @@ impl Operation for Clamp {
         floor_and_ceiling(&mut self.low, &mut self.high, visit);
     }
 
-    fn bound(&self, inputs: &[Interval]) -> Interval {
-        Interval::new(self.apply(inputs[0].low), self.apply(inputs[0].high))
+    fn bound(&self, inputs: &[Bounds]) -> Bounds {
+        Bounds::new(self.apply(inputs[0].low), self.apply(inputs[0].high))
     }
 
     fn compile(&self, _: &mut NoiseTables) -> Arc<dyn Evaluate> {
@@ -735,7 +699,6 @@ pub struct SmoothClamp {
 }
 
 impl Operation for SmoothClamp {
-    const LABEL: &'static str = "Smooth clamp";
     const INPUTS: &'static [&'static str] = &["input"];
 
     fn template() -> Self {
@@ -750,18 +713,17 @@ impl Operation for SmoothClamp {
         floor_and_ceiling(&mut self.low, &mut self.high, visit);
         visit(number(
             "smoothness",
-            "smoothness",
             &mut self.smoothness,
             limits::SMOOTHNESS,
-            Widget::Typed,
+            Typical::Any,
         ));
     }
 
-    fn bound(&self, inputs: &[Interval]) -> Interval {
+    fn bound(&self, inputs: &[Bounds]) -> Bounds {
         // The smooth minimum lies within a quarter of the rounding width below the hard one,
         // and it rises with both arguments.
         let (input, k) = (inputs[0], self.smoothness / 4.0);
-        Interval::new(
+        Bounds::new(
             (input.low.min(self.high) - k).max(self.low),
             input.high.min(self.high).max(self.low) + k,
         )
@@ -794,7 +756,6 @@ fn smooth_min(a: f64, b: f64, k: f64) -> f64 {
 pub struct Abs {}
 
 impl Operation for Abs {
-    const LABEL: &'static str = "Abs";
     const INPUTS: &'static [&'static str] = &["input"];
 
     fn template() -> Self {
@@ -803,14 +764,14 @@ impl Operation for Abs {
 
     fn fields(&mut self, _: &mut dyn FnMut(Field<'_>)) {}
 
-    fn bound(&self, inputs: &[Interval]) -> Interval {
-        let Interval { low, high } = inputs[0];
+    fn bound(&self, inputs: &[Bounds]) -> Bounds {
+        let Bounds { low, high } = inputs[0];
         if low >= 0.0 {
             inputs[0]
         } else if high <= 0.0 {
-            Interval::new(-high, -low)
+            Bounds::new(-high, -low)
         } else {
-            Interval::new(0.0, high.max(-low))
+            Bounds::new(0.0, high.max(-low))
         }
     }
 
@@ -831,7 +792,6 @@ impl Unary for Abs {
 pub struct Add {}
 
 impl Operation for Add {
-    const LABEL: &'static str = "Add";
     const INPUTS: &'static [&'static str] = &["a", "b"];
 
     fn template() -> Self {
@@ -840,9 +800,9 @@ impl Operation for Add {
 
     fn fields(&mut self, _: &mut dyn FnMut(Field<'_>)) {}
 
-    fn bound(&self, inputs: &[Interval]) -> Interval {
+    fn bound(&self, inputs: &[Bounds]) -> Bounds {
         let (a, b) = (inputs[0], inputs[1]);
-        Interval::new(a.low + b.low, a.high + b.high)
+        Bounds::new(a.low + b.low, a.high + b.high)
     }
 
     fn compile(&self, _: &mut NoiseTables) -> Arc<dyn Evaluate> {
@@ -862,7 +822,6 @@ impl Binary for Add {
 pub struct Multiply {}
 
 impl Operation for Multiply {
-    const LABEL: &'static str = "Multiply";
     const INPUTS: &'static [&'static str] = &["a", "b"];
 
     fn template() -> Self {
@@ -871,7 +830,7 @@ impl Operation for Multiply {
 
     fn fields(&mut self, _: &mut dyn FnMut(Field<'_>)) {}
 
-    fn bound(&self, inputs: &[Interval]) -> Interval {
+    fn bound(&self, inputs: &[Bounds]) -> Bounds {
         let (a, b) = (inputs[0], inputs[1]);
         let products = [
             a.low * b.low,
@@ -879,7 +838,7 @@ impl Operation for Multiply {
             a.high * b.low,
             a.high * b.high,
         ];
-        Interval::new(
+        Bounds::new(
             products.iter().copied().fold(f64::INFINITY, f64::min),
             products.iter().copied().fold(f64::NEG_INFINITY, f64::max),
         )
@@ -905,7 +864,6 @@ pub struct Mix {
 }
 
 impl Operation for Mix {
-    const LABEL: &'static str = "Mix";
     const INPUTS: &'static [&'static str] = &["a", "b"];
 
     fn template() -> Self {
@@ -915,17 +873,16 @@ impl Operation for Mix {
     fn fields(&mut self, visit: &mut dyn FnMut(Field<'_>)) {
         visit(number(
             "amount",
-            "amount",
             &mut self.amount,
             limits::MIX_AMOUNT,
-            Widget::Slider(limits::MIX_AMOUNT),
+            Typical::Even(limits::MIX_AMOUNT),
         ));
     }
 
-    fn bound(&self, inputs: &[Interval]) -> Interval {
+    fn bound(&self, inputs: &[Bounds]) -> Bounds {
         // (1 - t) a + t b rises with both inputs for t in 0..=1.
         let (a, b, t) = (inputs[0], inputs[1], self.amount);
-        Interval::new(
+        Bounds::new(
             a.low * (1.0 - t) + b.low * t,
             a.high * (1.0 - t) + b.high * t,
         )

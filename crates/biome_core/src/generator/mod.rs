@@ -755,12 +755,12 @@ impl RegionBiomes {
 
     pub(crate) fn get(
         &mut self,
-        world: &WorldGenerator,
+        generator: &WorldGenerator,
         region: RegionId,
         cache: &SiteCache,
     ) -> usize {
         // Validation caps the table at (8 + 1)² biomes, far below the sentinel.
-        let compute = || world.region_biome_at(cache.site(region)) as u16;
+        let compute = || generator.region_biome_at(cache.site(region)) as u16;
         let biome = match cache.index(region) {
             Some(i) => {
                 if self.slots[i] == Self::UNSET {

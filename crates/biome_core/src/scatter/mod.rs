@@ -125,7 +125,7 @@ fn draw(seed: i64, cx: i64, cz: i64, slot: usize) -> u64 {
 /// The candidates of one kind around a rectangle: a window of cells computed in batches, and
 /// the rare ones beyond it that a chain of priorities reaches, one at a time.
 struct Candidates<'a> {
-    world: &'a WorldGenerator,
+    generator: &'a WorldGenerator,
     seed: i64,
     cell: f64,
     /// The kind's spacing per biome (0: none).
@@ -148,12 +148,12 @@ struct Candidates<'a> {
 
 impl<'a> Candidates<'a> {
     fn new(
-        world: &'a WorldGenerator,
+        generator: &'a WorldGenerator,
         kind: ScatterKind,
         min: [f64; 2],
         max: [f64; 2],
     ) -> Option<Self> {
-        let settings = world.settings();
+        let settings = generator.settings();
         let spacing: Vec<f64> = settings
             .biome_table
             .biomes
@@ -197,7 +197,7 @@ impl<'a> Candidates<'a> {
         );
         let seed = settings.seed + seed_offsets::SCATTER + kind.index() as i64;
         let mut candidates = Self {
-            world,
+            generator,
             seed,
             cell,
             spacing,
@@ -239,18 +239,18 @@ impl<'a> Candidates<'a> {
             (self.first[0] + w) as f64 * self.cell,
             (self.first[1] + h) as f64 * self.cell,
         ];
-        let world = self.world;
-        let cache = SiteCache::covering(*world.regions(), x0, z0, x1, z1, 3);
+        let generator = self.generator;
+        let cache = SiteCache::covering(*generator.regions(), x0, z0, x1, z1, 3);
         // Looked up where the world reads positions (candidates past its edge get no biome).
         let mut regions = RegionBiomes::new(&cache);
         let mut nearest = NearestTwoRun::new(&cache);
-        let blend_width = world.settings().regions.blend_width;
+        let blend_width = generator.settings().regions.blend_width;
         let (mut wx, mut wz) = (
             Vec::with_capacity(spots.len()),
             Vec::with_capacity(spots.len()),
         );
         for block in spots.chunks(BLOCK) {
-            let [bx, bz] = world.wobbled_points(
+            let [bx, bz] = generator.wobbled_points(
                 &Scratch::collect(block.iter().map(|c| clamp_coordinate(c.p[0]))),
                 &Scratch::collect(block.iter().map(|c| clamp_coordinate(c.p[1]))),
             );
@@ -261,7 +261,7 @@ impl<'a> Candidates<'a> {
         for (k, spot) in spots.iter_mut().enumerate() {
             let pair = nearest.nearest_two(wx[k], wz[k]);
             let region = pair.pick(unit(mix(spot.shape ^ 3)), blend_width);
-            spot.biome = regions.get(world, region, &cache);
+            spot.biome = regions.get(generator, region, &cache);
             spot.radius = self.radius_at(spot);
         }
         // The largest spacing per cell, then over squares `reach` cells out (rows, then columns).
@@ -328,18 +328,18 @@ impl<'a> Candidates<'a> {
     /// A candidate beyond the window, computed alone.
     fn lone(&self, cx: i64, cz: i64, slot: usize) -> Candidate {
         let mut spot = self.spot(cx, cz, slot);
-        let world = self.world;
-        let regions = &world.settings().regions;
+        let generator = self.generator;
+        let regions = &generator.settings().regions;
         let [wx, wz] = wobble_point(
-            world.wobble_noise(),
+            generator.wobble_noise(),
             clamp_coordinate(spot.p[0]),
             clamp_coordinate(spot.p[1]),
             regions.wobble,
             regions.wobble_scale,
         );
-        let pair = world.regions().nearest_two(wx, wz);
+        let pair = generator.regions().nearest_two(wx, wz);
         let region = pair.pick(unit(mix(spot.shape ^ 3)), regions.blend_width);
-        spot.biome = world.region_biome(region);
+        spot.biome = generator.region_biome(region);
         spot.radius = self.radius_at(&spot);
         spot
     }
@@ -464,12 +464,12 @@ impl<'a> Candidates<'a> {
 /// Every object of `kind` in `[min.x, max.x) × [min.z, max.z)` of `world`, ordered by cell row,
 /// column and slot ([`WorldGenerator::scatter_in_rect`]).
 pub(crate) fn scatter_in(
-    world: &WorldGenerator,
+    generator: &WorldGenerator,
     kind: ScatterKind,
     min: [f64; 2],
     max: [f64; 2],
 ) -> Vec<Scattered> {
-    let Some(mut candidates) = Candidates::new(world, kind, min, max) else {
+    let Some(mut candidates) = Candidates::new(generator, kind, min, max) else {
         return Vec::new();
     };
     let cell = candidates.cell;
@@ -491,17 +491,17 @@ pub(crate) fn scatter_in(
             }
         }
     }
-    stand(world, kind, &chosen)
+    stand(generator, kind, &chosen)
 }
 
 /// The placed candidates standing on the terrain, without those on ground that does not hold
 /// them.
-fn stand(world: &WorldGenerator, kind: ScatterKind, chosen: &[Candidate]) -> Vec<Scattered> {
-    let settings = world.settings();
+fn stand(generator: &WorldGenerator, kind: ScatterKind, chosen: &[Candidate]) -> Vec<Scattered> {
+    let settings = generator.settings();
     let xs = Scratch::collect(chosen.iter().map(|c| c.p[0]));
     let zs = Scratch::collect(chosen.iter().map(|c| c.p[1]));
-    let cache = world.site_cache_for(&xs, &zs);
-    let ground = world.standing_ground(&xs, &zs, settings.scatter.max_slope_degrees, &cache);
+    let cache = generator.site_cache_for(&xs, &zs);
+    let ground = generator.standing_ground(&xs, &zs, settings.scatter.max_slope_degrees, &cache);
     let height_scale = settings.terrain.height_scale;
     let scatter = &settings.scatter;
     chosen
@@ -509,7 +509,7 @@ fn stand(world: &WorldGenerator, kind: ScatterKind, chosen: &[Candidate]) -> Vec
         .zip(ground)
         .filter_map(|(c, ground)| {
             let ground = ground?;
-            let snow = world.surface(ground.density, ground.temperature) == Surface::Snow;
+            let snow = generator.surface(ground.density, ground.temperature) == Surface::Snow;
             if snow && !kind.on_snow() {
                 return None;
             }
