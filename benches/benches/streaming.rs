@@ -32,12 +32,12 @@ use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use bevy_biome_world::prelude::*;
 use bevy_biome_world::stream::{ChunkPlanner, LodConfig};
-use bevy_biome_world::{BiomeScatterStats, background_async_compute};
 #[cfg(feature = "avian")]
 use bevy_biome_world::{
+    BiomeColliderStats, BiomeWorldCollider, BiomeWorldPhysicsPlugin,
     avian3d::prelude::PhysicsPlugins,
-    physics::{BiomeColliderStats, BiomeWorldCollider, BiomeWorldPhysicsPlugin},
 };
+use bevy_biome_world::{BiomeScatterStats, background_async_compute};
 
 const FRAME: Duration = Duration::from_nanos(16_666_667);
 const FLIGHT_SECONDS: u32 = 20;
