@@ -151,7 +151,7 @@ pub(super) const GRAD_Y: [i32; 8] = [1, 1, -1, -1, 0, 0, 1, -1];
 #[target_feature(enable = "avx2")]
 fn corner4(table: &CornerTable, a: __m128i, b: __m128i, x: __m256d, y: __m256d) -> __m256d {
     let index = _mm_or_si128(_mm_slli_epi32::<8>(a), b);
-    // SAFETY: every lane of `index` is below 65536 (two bytes), and the table holds 65536 + 3
+    // SAFETY: every lane of `index` is below 65536 (two bytes), and the table holds 65536 + 4
     // bytes (its type says so), so each 4-byte read at `table + index` is in bounds; the low
     // byte is the entry.
     let hash = unsafe { _mm_i32gather_epi32::<1>(table.as_ptr().cast(), index) };

@@ -153,7 +153,7 @@ fn wrap_256(i: __m512d) -> __m256i {
 #[target_feature(enable = "avx512f,avx512dq,avx512vl,avx2")]
 fn corner8(table: &CornerTable, a: __m256i, b: __m256i, x: __m512d, y: __m512d) -> __m512d {
     let index = _mm256_or_si256(_mm256_slli_epi32::<8>(a), b);
-    // SAFETY: every lane of `index` is below 65536 (two bytes), and the table holds 65536 + 3
+    // SAFETY: every lane of `index` is below 65536 (two bytes), and the table holds 65536 + 4
     // bytes (its type says so), so each 4-byte read at `table + index` is in bounds; the low
     // byte is the entry.
     let hash = unsafe { _mm256_i32gather_epi32::<1>(table.as_ptr().cast(), index) };

@@ -168,15 +168,12 @@ impl Backend {
 }
 
 /// A field written once in lane form ([`Lanes`]): its value at one point is `lanes::<1>`, and
-/// [`kernel_points`] runs it eight points at a time, compiled for the CPU's widest lanes. Both
+/// [`kernel_points`] runs it two of the CPU's widest vectors at a time (`docs/simd.md`). Both
 /// run the same operations in the same order, so they give the same bits.
 pub(crate) trait LaneKernel {
     /// The field at `N` points.
     fn lanes<const N: usize>(&self, x: Lanes<N>, z: Lanes<N>) -> Lanes<N>;
 }
-
-/// Points per block of [`kernel_points`].
-const KERNEL_LANES: usize = 8;
 
 /// `kernel` at every `(xs[k], zs[k])`, written to `out[k]`.
 ///
@@ -213,8 +210,9 @@ pub(crate) fn kernel_points_with<K: LaneKernel>(
 /// compiles for a backend's SIMD. `run` must be `#[inline(always)]`, so that it is compiled
 /// inside the backend's function (a closure would not be, and would run scalar).
 pub(crate) trait LaneWork {
-    /// Does the work.
-    fn run(&mut self);
+    /// Does the work `L` lanes at a time: as many as two of the backend's vectors hold, so
+    /// each step runs two independent chains the CPU overlaps.
+    fn run<const L: usize>(&mut self);
 }
 
 /// Runs `work` compiled for `backend`'s instructions.
@@ -241,20 +239,21 @@ pub(crate) fn on_backend<W: LaneWork>(backend: Backend, work: &mut W) {
         )]
         // SAFETY: AVX2 is available (asserted above).
         Backend::Avx2 => unsafe { on_avx2(work) },
-        _ => work.run(),
+        // Two SSE2 vectors, the baseline of every x86-64 CPU.
+        _ => work.run::<4>(),
     }
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512dq,avx512vl,avx2")]
 fn on_avx512<W: LaneWork>(work: &mut W) {
-    work.run();
+    work.run::<16>();
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 fn on_avx2<W: LaneWork>(work: &mut W) {
-    work.run();
+    work.run::<8>();
 }
 
 /// A [`LaneKernel`] over points, as [`LaneWork`].
@@ -267,21 +266,22 @@ struct KernelBlocks<'a, K> {
 
 impl<K: LaneKernel> LaneWork for KernelBlocks<'_, K> {
     #[inline(always)]
-    fn run(&mut self) {
-        kernel_blocks(self.kernel, self.xs, self.zs, self.out);
+    fn run<const L: usize>(&mut self) {
+        kernel_blocks::<K, L>(self.kernel, self.xs, self.zs, self.out);
     }
 }
 
 /// The blocks of [`kernel_points`]; the last is padded with zeros, whose lanes are dropped.
 #[inline(always)]
-fn kernel_blocks<K: LaneKernel>(kernel: &K, xs: &[f64], zs: &[f64], out: &mut [f64]) {
-    for ((xs, zs), out) in xs
-        .chunks(KERNEL_LANES)
-        .zip(zs.chunks(KERNEL_LANES))
-        .zip(out.chunks_mut(KERNEL_LANES))
-    {
-        let mut x = [0.0; KERNEL_LANES];
-        let mut z = [0.0; KERNEL_LANES];
+fn kernel_blocks<K: LaneKernel, const L: usize>(
+    kernel: &K,
+    xs: &[f64],
+    zs: &[f64],
+    out: &mut [f64],
+) {
+    for ((xs, zs), out) in xs.chunks(L).zip(zs.chunks(L)).zip(out.chunks_mut(L)) {
+        let mut x = [0.0; L];
+        let mut z = [0.0; L];
         x[..xs.len()].copy_from_slice(xs);
         z[..zs.len()].copy_from_slice(zs);
         let values = kernel.lanes(x, z);

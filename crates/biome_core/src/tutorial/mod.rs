@@ -177,21 +177,21 @@ pub const GRAD2: [[f64; 2]; 8] = [
     [0.0, -1.0],
 ];
 
-/// Bytes in [`Simplex`]'s corner table: 256 × 256 entries plus 3 so that a 4-byte SIMD gather at
-/// the last entry stays inside.
-pub(crate) const CORNER_TABLE_LEN: usize = 256 * 256 + 3;
+/// Words in [`Simplex`]'s corner table: 256 × 256 one-byte entries, four to a word, and one
+/// word more so that a 4-byte SIMD gather at the last entry stays inside.
+pub(crate) const CORNER_TABLE_WORDS: usize = 256 * 256 / 4 + 1;
 
-/// [`Simplex`]'s corner table: its length is in the type, so a gather's bounds are too.
-pub(crate) type CornerTable = [u8; CORNER_TABLE_LEN];
+/// [`Simplex`]'s corner table: entry `a << 8 | b` is byte `a << 8 | b` of the table in memory
+/// (little-endian words). Its length is in the type, so a gather's bounds are too.
+pub(crate) type CornerTable = [u32; CORNER_TABLE_WORDS];
 
 /// The tutorial's 2D Simplex noise with a seeded, shuffled permutation table.
 #[derive(Clone)]
 pub struct Simplex {
     /// The permutation, doubled so `p[a + p[b]]` never runs off the end.
     p: [u8; 512],
-    /// `p` in 32-bit entries, which SIMD lanes can gather (there is no byte gather).
-    wide: [u32; 512],
-    /// `p[a + p[b]] & 7` for every `a, b` in `0..256`: one lookup per corner for the batch path.
+    /// `p[a + p[b]] & 7` for every `a, b` in `0..256`: one lookup per corner, in words that
+    /// SIMD lanes gather (there is no byte gather).
     pub(crate) corner_gradients: Box<CornerTable>,
 }
 
@@ -214,15 +214,15 @@ impl Simplex {
             permutation.swap(i, j);
         }
         let p: [u8; 512] = std::array::from_fn(|i| permutation[i & 255]);
-        let mut corner_gradients = Box::new([0u8; CORNER_TABLE_LEN]);
+        let mut corner_gradients = Box::new([0u32; CORNER_TABLE_WORDS]);
         for a in 0..256 {
             for b in 0..256 {
-                corner_gradients[a << 8 | b] = p[a + usize::from(p[b])] & 7;
+                let entry = u32::from(p[a + usize::from(p[b])] & 7);
+                corner_gradients[(a << 6) | (b >> 2)] |= entry << ((b & 3) * 8);
             }
         }
         Self {
             p,
-            wide: p.map(u32::from),
             corner_gradients,
         }
     }
@@ -264,7 +264,7 @@ impl Simplex {
                 let (x, y) = (c.x[l], c.y[l]);
                 let t = 0.5 - x * x - y * y;
                 let t2 = t * t;
-                let g = GRAD2[usize::from(c.hash[l] & 7)];
+                let g = gradient::<N>(c.hash[l]);
                 let dot = g[0] * x + g[1] * y;
                 // d/dx of t⁴·dot = 4t³·(−2x)·dot + t⁴·g_x: the offsets move one for one with (x, y).
                 let slope = -8.0 * t2 * t * dot;
@@ -313,16 +313,16 @@ impl Simplex {
             let wrap = if N == 1 { wrap_256 } else { wrap_256_lanes };
             let ii = wrap(i);
             let jj = wrap(j);
-            corners[0].set(l, self.hash(ii, jj), x0, y0);
+            corners[0].set(l, self.hash::<N>(ii, jj), x0, y0);
             corners[1].set(
                 l,
-                self.hash(ii + i1, jj + j1),
+                self.hash::<N>(ii + i1, jj + j1),
                 x0 - i1 as f64 + G2,
                 y0 - j1 as f64 + G2,
             );
             corners[2].set(
                 l,
-                self.hash(ii + 1, jj + 1),
+                self.hash::<N>(ii + 1, jj + 1),
                 x0 - 1.0 + 2.0 * G2,
                 y0 - 1.0 + 2.0 * G2,
             );
@@ -332,13 +332,21 @@ impl Simplex {
 }
 
 impl Simplex {
-    /// The tutorial's corner hash `p[a + p[b]]`, for `a` and `b` below 257.
+    /// The tutorial's corner hash `p[a + p[b]] & 7`, for `a` and `b` below 257 (the doubled
+    /// table makes 256 read as 0). One point reads the 512-byte permutation as the tutorial
+    /// does; lanes read the packed table, one 32-bit gather per corner (there is no byte
+    /// gather). The two agree (a test checks every corner).
     #[inline(always)]
-    pub(crate) fn hash(&self, a: usize, b: usize) -> u8 {
-        // Every index is below 511 (a byte plus a byte plus one); the masks say so to the
-        // compiler, which then checks no bounds (so lane loops vectorize).
-        let wide = &self.wide;
-        wide[(a + wide[b & 511] as usize) & 511] as u8
+    fn hash<const N: usize>(&self, a: usize, b: usize) -> u32 {
+        if N == 1 {
+            let p = &self.p;
+            // Both indices are below 511, so the masks change nothing but the bounds checks.
+            u32::from(p[(a + usize::from(p[b & 511])) & 511] & 7)
+        } else {
+            // The masks bound the word index below the table's length, so no bounds are checked.
+            let entry = (a & 255) << 8 | (b & 255);
+            (self.corner_gradients[entry >> 2] >> ((entry & 3) * 8)) & 7
+        }
     }
 }
 
@@ -383,7 +391,7 @@ pub struct NoiseGradient {
 #[derive(Clone, Copy)]
 struct Corners<const N: usize> {
     /// The permutation hash that picks the corner's gradient.
-    hash: [u8; N],
+    hash: [u32; N],
     /// The points' offsets from the corner.
     x: Lanes<N>,
     y: Lanes<N>,
@@ -397,7 +405,7 @@ impl<const N: usize> Corners<N> {
     };
 
     #[inline(always)]
-    fn set(&mut self, l: usize, hash: u8, x: f64, y: f64) {
+    fn set(&mut self, l: usize, hash: u32, x: f64, y: f64) {
         self.hash[l] = hash;
         self.x[l] = x;
         self.y[l] = y;
@@ -430,15 +438,33 @@ pub(crate) fn wrap_256_lanes(i: f64) -> usize {
     ((low + LOW_BITS).to_bits() & 255) as usize
 }
 
+/// `GRAD2[hash & 7]`: one point reads the table, lanes take selects, which vectorize where a
+/// table read would be two gathers. The same values (a test checks every hash).
+#[inline(always)]
+fn gradient<const N: usize>(hash: u32) -> [f64; 2] {
+    let h = hash & 7;
+    if N == 1 {
+        return GRAD2[h as usize];
+    }
+    let sign = |bit: u32| if h & bit == 0 { 1.0 } else { -1.0 };
+    if h < 4 {
+        [sign(1), sign(2)]
+    } else if h < 6 {
+        [sign(1), 0.0]
+    } else {
+        [0.0, sign(1)]
+    }
+}
+
 /// One corner's contribution: `(0.5 - d²)^4 * dot(gradient, offset)`, or 0 beyond `sqrt(0.5)`.
 #[inline]
-fn corner(hash: u8, x: f64, y: f64) -> f64 {
+fn corner(hash: u32, x: f64, y: f64) -> f64 {
     let mut t = 0.5 - x * x - y * y;
     if t < 0.0 {
         return 0.0;
     }
     t *= t;
-    let g = GRAD2[usize::from(hash & 7)];
+    let g = gradient::<1>(hash);
     t * t * (g[0] * x + g[1] * y)
 }
 
@@ -904,6 +930,40 @@ mod tests {
         values.extend((0..10_000).map(|_| ((random.next_float() - 0.5) * 1.0e6).floor()));
         for v in values {
             assert_eq!(wrap_256_lanes(v), wrap_256(v), "{v:e}");
+        }
+    }
+
+    /// The packed corner table and the gradient selects are the tutorial's `p[a + p[b]]` and
+    /// `GRAD2` lookups, for every corner the noise can ask for.
+    #[test]
+    fn corner_hashes_and_gradients_are_the_tutorials_lookups() {
+        for seed in [0, 42, -7] {
+            let simplex = Simplex::new(seed);
+            let p = &simplex.p;
+            for a in 0..257 {
+                for b in 0..257 {
+                    let want = p[a + usize::from(p[b])] & 7;
+                    assert_eq!(
+                        simplex.hash::<1>(a, b),
+                        u32::from(want),
+                        "seed {seed}, ({a}, {b})"
+                    );
+                    assert_eq!(
+                        simplex.hash::<8>(a, b),
+                        u32::from(want),
+                        "seed {seed}, ({a}, {b})"
+                    );
+                }
+            }
+        }
+        for h in 0..16u32 {
+            let [gx, gy] = gradient::<8>(h);
+            let [wx, wy] = GRAD2[(h & 7) as usize];
+            assert_eq!(
+                (gx.to_bits(), gy.to_bits()),
+                (wx.to_bits(), wy.to_bits()),
+                "{h}"
+            );
         }
     }
 
