@@ -333,14 +333,14 @@ mod tests {
     fn presets_round_trip_and_bad_ones_name_their_field() {
         let dir = std::env::temp_dir().join(format!("biome_presets_{}", std::process::id()));
         let library = PresetLibrary::new(&dir);
-        let mut world = WorldSettings {
+        let mut settings = WorldSettings {
             seed: 4242,
             ..WorldSettings::default()
         };
-        world.regions.blend_width = 12.5;
-        library.save("my_world", &world).unwrap();
+        settings.regions.blend_width = 12.5;
+        library.save("my_world", &settings).unwrap();
         assert_eq!(library.names(), ["my_world"]);
-        assert_eq!(library.load("my_world").unwrap(), world);
+        assert_eq!(library.load("my_world").unwrap(), settings);
 
         std::fs::write(dir.join("broken.ron"), "(regions: (cell_size: -3.0))").unwrap();
         let error = library.load("broken").unwrap_err();
@@ -359,7 +359,7 @@ mod tests {
             "{garbled:?}"
         );
         assert!(matches!(
-            library.save("../escape", &world),
+            library.save("../escape", &settings),
             Err(PresetFileError::BadName { .. })
         ));
         assert!(matches!(
@@ -380,9 +380,9 @@ mod tests {
         assert_eq!(limits[0], 0.6 - THRESHOLD_GAP);
         drag_threshold(&mut limits, 5, 0.5);
         assert_eq!(limits.len(), 2);
-        let mut world = WorldSettings::default();
-        world.biome_table.heat_limits = limits;
-        world.validate().unwrap();
+        let mut settings = WorldSettings::default();
+        settings.biome_table.heat_limits = limits;
+        settings.validate().unwrap();
     }
 
     #[test]

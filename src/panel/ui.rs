@@ -377,11 +377,11 @@ fn stats(ui: &mut egui::Ui, view: &PanelView, shown: &Shown<'_>) {
 /// the first erosion node.
 fn first_node_section(
     ui: &mut egui::Ui,
-    world: &mut WorldSettings,
+    settings: &mut WorldSettings,
     kind: &str,
     is_kind: fn(&DensityNode) -> bool,
 ) {
-    let stack = &mut world.terrain.density;
+    let stack = &mut settings.terrain.density;
     let found = first_node(stack, is_kind);
     match found.and_then(|id| Some((id, stack.node_mut(id)?))) {
         Some((id, node)) => {
@@ -601,8 +601,8 @@ fn nearest_line(p: Pos2, rect: Rect, heat: &[f64], wet: &[f64]) -> Option<Dragge
 
 /// The biome source: the table's chart, or the multi-noise source's slice chart, boxes and axes.
 fn biome_source_section(ui: &mut egui::Ui, panel: &mut Panel<'_>) {
-    let world = panel.draft.generator();
-    let was = matches!(world.biome_source, BiomeSource::MultiNoise(_));
+    let settings = panel.draft.generator();
+    let was = matches!(settings.biome_source, BiomeSource::MultiNoise(_));
     let mut multi = was;
     ui.horizontal(|ui| {
         ui.label("Biomes from");
@@ -611,8 +611,8 @@ fn biome_source_section(ui: &mut egui::Ui, panel: &mut Panel<'_>) {
     });
     if multi != was {
         // A new source starts as the table, box for box, so nothing changes until edited.
-        world.biome_source = if multi {
-            BiomeSource::MultiNoise(MultiNoise::from_table(&world.biome_table))
+        settings.biome_source = if multi {
+            BiomeSource::MultiNoise(MultiNoise::from_table(&settings.biome_table))
         } else {
             BiomeSource::Table
         };
@@ -655,11 +655,11 @@ fn multi_noise_chart(ui: &mut egui::Ui, panel: &mut Panel<'_>) {
             ui.label(label);
         }
     });
-    let world = &panel.draft.settings.draft.generator;
-    let BiomeSource::MultiNoise(source) = &world.biome_source else {
+    let settings = &panel.draft.settings.draft.generator;
+    let BiomeSource::MultiNoise(source) = &settings.biome_source else {
         return;
     };
-    let biomes = &world.biome_table.biomes;
+    let biomes = &settings.biome_table.biomes;
     let [across, up] = panel.view.slice_axes;
     let sites = panel
         .view
@@ -738,14 +738,14 @@ fn multi_noise_chart(ui: &mut egui::Ui, panel: &mut Panel<'_>) {
 
 /// The boxes as numbers: each one's biome, ranges and offset.
 fn multi_noise_boxes(ui: &mut egui::Ui, panel: &mut Panel<'_>) {
-    let world = &mut panel.draft.settings.draft.generator;
-    let names: Vec<String> = world
+    let settings = &mut panel.draft.settings.draft.generator;
+    let names: Vec<String> = settings
         .biome_table
         .biomes
         .iter()
         .map(|b| b.name.clone())
         .collect();
-    let BiomeSource::MultiNoise(source) = &mut world.biome_source else {
+    let BiomeSource::MultiNoise(source) = &mut settings.biome_source else {
         return;
     };
     let picked = panel.view.picked_box;
@@ -805,8 +805,8 @@ fn multi_noise_boxes(ui: &mut egui::Ui, panel: &mut Panel<'_>) {
 }
 
 /// The three extra axes, each a density graph edited as the stack is.
-fn multi_noise_axes(ui: &mut egui::Ui, world: &mut WorldSettings) {
-    let BiomeSource::MultiNoise(source) = &mut world.biome_source else {
+fn multi_noise_axes(ui: &mut egui::Ui, settings: &mut WorldSettings) {
+    let BiomeSource::MultiNoise(source) = &mut settings.biome_source else {
         return;
     };
     let axes = [
@@ -949,8 +949,8 @@ fn field_widget(ui: &mut egui::Ui, id: usize, kind: &str, field: Field<'_>) {
 }
 
 /// Rivers and lakes: springs, courses, channels and valleys.
-fn rivers_section(ui: &mut egui::Ui, world: &mut WorldSettings) {
-    let r = &mut world.rivers;
+fn rivers_section(ui: &mut egui::Ui, settings: &mut WorldSettings) {
+    let r = &mut settings.rivers;
     ui.checkbox(&mut r.enabled, "Rivers and lakes");
     ui.small(
         "Springs rise on moist land and run downhill to the sea or a lake; their water never \
@@ -1011,8 +1011,8 @@ fn scatter_section(ui: &mut egui::Ui, draft: &mut PanelDraft) {
                 .text(format!("{kind:?} radius (u)")),
         );
     }
-    let world = draft.generator();
-    let s = &mut world.scatter;
+    let settings = draft.generator();
+    let s = &mut settings.scatter;
     ui.checkbox(&mut s.enabled, "The world scatters");
     slider(
         ui,
@@ -1026,7 +1026,7 @@ fn scatter_section(ui: &mut egui::Ui, draft: &mut PanelDraft) {
          A kind's widest spacing may be at most {} times its narrowest.",
         limits::SCATTER_SPREAD
     ));
-    for (i, biome) in world.biome_table.biomes.iter_mut().enumerate() {
+    for (i, biome) in settings.biome_table.biomes.iter_mut().enumerate() {
         egui::CollapsingHeader::new(format!("{} scatter", biome.name))
             .id_salt(("scatter", i))
             .show(ui, |ui| {
@@ -1056,8 +1056,8 @@ fn scatter_section(ui: &mut egui::Ui, draft: &mut PanelDraft) {
     }
 }
 
-fn trees_section(ui: &mut egui::Ui, world: &mut WorldSettings) {
-    let t = &mut world.trees;
+fn trees_section(ui: &mut egui::Ui, settings: &mut WorldSettings) {
+    let t = &mut settings.trees;
     ui.checkbox(&mut t.enabled, "Grow trees");
     log_slider(ui, &mut t.spacing, &limits::TREE_SPACING, "spacing (u)");
     slider(ui, &mut t.jitter, &limits::TREE_JITTER, "jitter");
@@ -1070,7 +1070,7 @@ fn trees_section(ui: &mut egui::Ui, world: &mut WorldSettings) {
     slider(ui, &mut t.clumping, &limits::CLUMPING, "clumping");
     scale_range(ui, &mut t.min_scale, &mut t.max_scale);
     ui.separator();
-    for (i, biome) in world.biome_table.biomes.iter_mut().enumerate() {
+    for (i, biome) in settings.biome_table.biomes.iter_mut().enumerate() {
         biome_trees(ui, i, biome);
     }
 }
@@ -1120,8 +1120,8 @@ fn biome_trees(ui: &mut egui::Ui, i: usize, biome: &mut Biome) {
         });
 }
 
-fn surface_section(ui: &mut egui::Ui, world: &mut WorldSettings) {
-    let s = &mut world.surface;
+fn surface_section(ui: &mut egui::Ui, settings: &mut WorldSettings) {
+    let s = &mut settings.surface;
     slider(
         ui,
         &mut s.deep_water,

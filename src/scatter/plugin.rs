@@ -94,8 +94,11 @@ impl ScatterStreamers {
         if self.request.as_ref() == Some(&request) {
             return;
         }
-        let world = generator.settings();
-        match request.settings.validate_with(world, &request.layout) {
+        let world_settings = generator.settings();
+        match request
+            .settings
+            .validate_with(world_settings, &request.layout)
+        {
             Ok(()) => {
                 self.settings = Some(request.settings.clone());
                 stats.error = None;
@@ -106,7 +109,7 @@ impl ScatterStreamers {
                 stats.error = Some(reason);
                 let fallback = self.settings.take().unwrap_or_default();
                 self.settings = fallback
-                    .validate_with(world, &request.layout)
+                    .validate_with(world_settings, &request.layout)
                     .is_ok()
                     .then_some(fallback);
             }

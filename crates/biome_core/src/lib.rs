@@ -26,10 +26,11 @@
 //! ```
 //! use biome_core::{ChunkCoord, ChunkLayout, WorldGenerator, WorldSettings};
 //!
-//! let world = WorldGenerator::new(WorldSettings { seed: 7, ..Default::default() }).unwrap();
-//! let here = world.sample(120.0, -40.0);
-//! println!("{} at {:.1} m", world.settings().biome_table.biomes[here.biome].name, here.height);
-//! let chunk = world.build_chunk(ChunkCoord::new(0, 0), &ChunkLayout::default()).unwrap();
+//! let generator = WorldGenerator::new(WorldSettings { seed: 7, ..Default::default() }).unwrap();
+//! let here = generator.sample(120.0, -40.0);
+//! let name = &generator.settings().biome_table.biomes[here.biome].name;
+//! println!("{name} at {:.1} m", here.height);
+//! let chunk = generator.build_chunk(ChunkCoord::new(0, 0), &ChunkLayout::default()).unwrap();
 //! assert_eq!(chunk.positions.len(), 65 * 65);
 //! ```
 #![cfg_attr(docsrs, feature(doc_cfg))]
