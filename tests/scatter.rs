@@ -122,6 +122,7 @@ fn objects_stream_around_the_anchor_where_the_core_places_them() {
         let size = layout.chunk_size();
         let expected: HashSet<[u32; 3]> = generator
             .scatter_in_rect(kind, origin, [origin[0] + size, origin[1] + size])
+            .unwrap()
             .iter()
             .map(|o| {
                 let p = o.relative_to(origin).position;
@@ -199,4 +200,37 @@ fn kinds_switch_off_by_radius_and_all_go_when_disabled() {
     app.update();
     let error = app.world().resource::<BiomeScatterStats>().error.clone();
     assert!(error.is_some_and(|e| e.contains("scatter.radii[0]")));
+}
+
+/// Every layout the scatter settings accept scatters its chunks within the core's limit
+/// (`scatter::MAX_CELLS` candidate cells a search), so no valid world asks the core for a
+/// rectangle it refuses: the limit on objects around an anchor is the stricter.
+#[test]
+fn accepted_layouts_scatter_within_the_cores_limit() {
+    use bevy_biome_world::biome_core::scatter::{MAX_CELLS, max_search_cells};
+    let settings = WorldSettings::default();
+    let scatter = BiomeScatterSettings::default();
+    let mut accepted = 0;
+    for tiles in [8, 16, 32, 64, 128, 256] {
+        for tile_size in [0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 64.0] {
+            let layout = ChunkLayout {
+                tiles,
+                tile_size,
+                style: MeshStyle::Smooth,
+            };
+            if layout.validate().is_err() || scatter.validate_with(&settings, &layout).is_err() {
+                continue;
+            }
+            accepted += 1;
+            let side = layout.chunk_size();
+            for kind in ScatterKind::ALL {
+                let cells = max_search_cells(&settings, kind, side, side);
+                assert!(
+                    cells <= MAX_CELLS,
+                    "{layout:?}: {kind:?} needs {cells} cells"
+                );
+            }
+        }
+    }
+    assert!(accepted > 10, "{accepted} layouts accepted");
 }

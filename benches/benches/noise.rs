@@ -374,6 +374,7 @@ fn world(c: &mut Criterion) {
                 let min = [f64::from(k % 8 - 4) * size, f64::from(k / 8 - 4) * size];
                 world
                     .scatter_in_rect(kind, min, [min[0] + size, min[1] + size])
+                    .expect("a chunk is within the limit")
                     .len()
             });
         });

@@ -260,7 +260,7 @@ impl StreamKind for ScatterLayer {
             let origin = key.node.origin(&layout);
             let size = key.node.size(&layout);
             let objects = generator
-                .scatter_in_rect(kind, origin, [origin[0] + size, origin[1] + size])
+                .scatter_in_rect(kind, origin, [origin[0] + size, origin[1] + size])?
                 .iter()
                 .map(|object| object.relative_to(origin))
                 .collect();

@@ -211,6 +211,16 @@ impl BiomeTable {
                 if biome.name.trim().is_empty() {
                     return check.fail("name", "must not be empty".to_owned());
                 }
+                let chars = biome.name.chars().count();
+                if chars > limits::MAX_NAME_CHARS {
+                    return check.fail(
+                        "name",
+                        format!(
+                            "must be at most {} characters (got {chars})",
+                            limits::MAX_NAME_CHARS
+                        ),
+                    );
+                }
                 check.range("tree_density", biome.tree_density, &limits::TREE_DENSITY)?;
                 for (k, entry) in biome.trees.iter().enumerate() {
                     check.range(
@@ -218,6 +228,12 @@ impl BiomeTable {
                         entry.weight,
                         &limits::SPECIES_WEIGHT,
                     )?;
+                    if biome.trees[..k].iter().any(|e| e.species == entry.species) {
+                        return check.fail(
+                            &format!("trees[{k}].species"),
+                            format!("lists {:?} a second time", entry.species),
+                        );
+                    }
                 }
                 for (k, entry) in biome.scatter.iter().enumerate() {
                     check.range(

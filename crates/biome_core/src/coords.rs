@@ -152,11 +152,18 @@ impl NodeCoord {
     /// `(-x, -z), (+x, -z), (-x, +z), (+x, +z)`.
     ///
     /// # Panics
-    /// If this node is a chunk (level 0).
+    /// If this node is a chunk (level 0), or lies past the chunks `i32` coordinates address, so
+    /// that its children's coordinates would overflow (every node holding an addressable chunk
+    /// has addressable children, as every node the plugin's planner makes does).
     #[must_use]
     pub fn children(self) -> [Self; 4] {
         assert!(self.level > 0, "a chunk has no children");
-        let (x, z, level) = (self.x * 2, self.z * 2, self.level - 1);
+        let twice = |v: i32| {
+            v.checked_mul(2)
+                .filter(|v| *v < i32::MAX)
+                .unwrap_or_else(|| panic!("{self:?} lies past the addressable chunks"))
+        };
+        let (x, z, level) = (twice(self.x), twice(self.z), self.level - 1);
         [
             Self::new(level, x, z),
             Self::new(level, x + 1, z),

@@ -474,3 +474,210 @@ fn the_density_bound_is_the_rule() {
         "terrain.density.value"
     );
 }
+
+/// Issue 22, 1: the largest settings validation accepts (every list at its longest, every name
+/// at its longest in the characters RON writes longest, every number in its longest form) write
+/// a preset under [`limits::MAX_PRESET_BYTES`] that loads again.
+#[test]
+fn the_largest_valid_settings_write_a_preset_that_loads() {
+    use biome_core::biomes::Biome;
+    use biome_core::cover::{ScatterKind, ScatterSpacing, SpeciesWeight, TreeSpecies};
+    use biome_core::density::Eroded;
+    use biome_core::generator::BiomeSource;
+    use biome_core::multi_noise::{AxisRange, BiomeBox, MAX_BOXES, MultiNoise};
+
+    // Shortest round-trip forms of 17 significant digits, negative where allowed.
+    let long = |unit: f64| unit * 0.123_456_789_012_345_68;
+    let name: String = ['\u{10FFFF}', '\u{1}', '"', '\\']
+        .into_iter()
+        .cycle()
+        .take(limits::MAX_NAME_CHARS)
+        .collect();
+    let biome = Biome {
+        name,
+        tree_density: long(1.0),
+        trees: TreeSpecies::ALL
+            .into_iter()
+            .map(|species| SpeciesWeight {
+                species,
+                weight: long(1000.0),
+            })
+            .collect(),
+        scatter: ScatterKind::ALL
+            .into_iter()
+            .map(|kind| ScatterSpacing {
+                kind,
+                spacing: long(100.0),
+            })
+            .collect(),
+        ..WorldSettings::default().biome_table.biomes[0].clone()
+    };
+    let eroded = Eroded {
+        seed_offset: -999_999,
+        scale: long(0.01),
+        octaves: 16,
+        persistence: long(1.0),
+        lacunarity: 1.0 + long(1.0),
+        depth: long(1.0),
+        gully_scale: 1.0 + long(10.0),
+        gully_octaves: 8,
+        flat: long(1.0),
+    };
+    // 32 erosion nodes summed by 31 additions under an absolute value: 64 nodes.
+    fn sum(leaves: usize, leaf: &DensityNode) -> DensityNode {
+        if leaves == 1 {
+            return leaf.clone();
+        }
+        let half = leaves / 2;
+        DensityNode::new(Add {}, [sum(half, leaf), sum(leaves - half, leaf)])
+    }
+    let leaf = DensityNode::new(eroded, []);
+    let stack = || DensityNode::new(Abs {}, [sum(limits::MAX_NODES / 2, &leaf)]);
+    let range = AxisRange {
+        min: -long(1.0),
+        max: long(1.0),
+    };
+    let mut settings = WorldSettings::default();
+    settings.biome_table.heat_limits = (1..=limits::MAX_THRESHOLDS)
+        .map(|k| k as f64 * 0.1 + long(0.01))
+        .collect();
+    settings.biome_table.wet_limits = settings.biome_table.heat_limits.clone();
+    settings.biome_table.biomes = vec![biome; limits::MAX_BIOMES];
+    settings.terrain.density = stack();
+    settings.terrain.height_scale = long(100.0);
+    settings.biome_source = BiomeSource::MultiNoise(MultiNoise {
+        continentalness: stack(),
+        erosion: stack(),
+        weirdness: stack(),
+        boxes: (0..MAX_BOXES)
+            .map(|k| BiomeBox {
+                biome: k % limits::MAX_BIOMES,
+                ranges: [range; 5],
+                offset: long(1.0),
+            })
+            .collect(),
+    });
+    settings.validate().expect("the largest settings are valid");
+    let text = settings.to_ron().expect("valid settings write");
+    println!("largest preset: {} bytes", text.len());
+    assert!(
+        text.len() <= limits::MAX_PRESET_BYTES,
+        "{} bytes, over {}",
+        text.len(),
+        limits::MAX_PRESET_BYTES
+    );
+    assert_eq!(WorldSettings::from_ron(&text).unwrap(), settings);
+
+    // One more of each is refused, by field path.
+    let mut longer = settings.clone();
+    longer.biome_table.biomes[3].name.push('a');
+    assert_eq!(
+        longer.validate().unwrap_err().field,
+        "biome_table.biomes[3].name"
+    );
+    let mut twice = settings.clone();
+    let again = twice.biome_table.biomes[5].trees[2];
+    twice.biome_table.biomes[5].trees.push(again);
+    assert_eq!(
+        twice.validate().unwrap_err().field,
+        "biome_table.biomes[5].trees[8].species"
+    );
+    let mut more = settings;
+    if let BiomeSource::MultiNoise(source) = &mut more.biome_source {
+        source.boxes.push(source.boxes[0]);
+    }
+    assert_eq!(more.validate().unwrap_err().field, "biome_source.boxes");
+}
+
+/// Issue 22, 2: banks and water levels of rivers traced on ground already at the height limit
+/// stay within [`limits::HEIGHT`], in every query and in chunk meshes.
+#[test]
+fn rivers_on_ground_at_the_height_limit_stay_within_it() {
+    let settings = WorldSettings::from_ron(
+        "(terrain:(density:Constant(value:100.0),height_scale:10000.0),rivers:(enabled:true))",
+    )
+    .unwrap();
+    let generator = WorldGenerator::new(settings).unwrap();
+    let most = *limits::HEIGHT.end();
+    // The point the review found at 1,000,000.6, and the land around it.
+    let mut highest = f64::NEG_INFINITY;
+    for i in -40..40 {
+        for j in -40..40 {
+            let (x, z) = (-46.0 + f64::from(i) * 2.5, -186.0 + f64::from(j) * 2.5);
+            let height = generator.height_at(x, z);
+            let sample = generator.sample(x, z);
+            assert!(
+                limits::HEIGHT.contains(&height),
+                "height_at({x}, {z}) = {height}"
+            );
+            assert_eq!(
+                sample.height.to_bits(),
+                height.to_bits(),
+                "sample at ({x}, {z})"
+            );
+            for level in [sample.river.water, sample.river.surface]
+                .into_iter()
+                .flatten()
+            {
+                assert!(
+                    limits::HEIGHT.contains(&level),
+                    "water at ({x}, {z}) = {level}"
+                );
+            }
+            highest = highest.max(height);
+        }
+    }
+    assert_eq!(highest, most, "the ground stands at the limit");
+    let chunk = generator
+        .build_chunk(ChunkCoord::new(-1, -3), &ChunkLayout::default())
+        .unwrap();
+    for p in &chunk.positions {
+        assert!(f64::from(p[1]) <= most, "vertex {p:?}");
+    }
+}
+
+/// Issue 22, 3: public functions that cannot answer say so in `# Panics`, with a message, and
+/// answer everywhere valid use reaches; NaN reads as the world reads it.
+#[test]
+fn node_children_and_height_grids_answer_or_say_why_not() {
+    use biome_core::NodeCoord;
+    use biome_core::chunk::HeightGrid;
+
+    // Every node holding an addressable chunk has addressable children, at every level.
+    for level in 1..=30u8 {
+        for (x, z) in [
+            (i32::MAX >> level, i32::MIN >> level),
+            (i32::MIN >> level, i32::MAX >> level),
+        ] {
+            let children = NodeCoord::new(level, x, z).children();
+            for child in children {
+                assert!(NodeCoord::new(level, x, z).contains(child));
+            }
+        }
+    }
+    // Past them, a panic that says why, not an overflow (or a silent wrap in release builds).
+    let past = std::panic::catch_unwind(|| NodeCoord::new(3, i32::MAX, 0).children());
+    let message = past.unwrap_err();
+    let message = message
+        .downcast_ref::<String>()
+        .expect("a formatted message");
+    assert!(message.contains("past the addressable chunks"), "{message}");
+
+    let empty = std::panic::catch_unwind(|| HeightGrid::default().height_at(0.0, 0.0));
+    let message = empty.unwrap_err();
+    let message = message
+        .downcast_ref::<String>()
+        .expect("a formatted message");
+    assert!(message.contains("at least 2 × 2 samples"), "{message}");
+
+    let grid = HeightGrid {
+        origin: [10.0, 20.0],
+        spacing: 2.0,
+        side: 3,
+        heights: vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0],
+    };
+    assert_eq!(grid.height_at(f64::NAN, 20.0), 1.0);
+    assert_eq!(grid.height_at(14.0, f64::NAN), 3.0);
+    assert_eq!(grid.height_at(f64::NAN, f64::NAN), 1.0);
+    assert_eq!(grid.height_at(f64::INFINITY, f64::NEG_INFINITY), 3.0);
+}

@@ -268,7 +268,7 @@ fn build_checked(settings: &WorldSettings, layout: &ChunkLayout, coord: ChunkCoo
     let origin = coord.origin(layout);
     for kind in ScatterKind::ALL {
         let corner = [origin[0] + 24.0, origin[1] + 24.0];
-        for object in world.scatter_in_rect(kind, origin, corner) {
+        for object in world.scatter_in_rect(kind, origin, corner).unwrap() {
             assert!(object.position.iter().all(|v| v.is_finite()), "{object:?}");
             assert!(
                 object.scale.is_finite() && object.yaw.is_finite(),

@@ -38,13 +38,13 @@ fn objects_are_placed_once_with_spacing_held_across_borders() {
         for kind in ScatterKind::ALL {
             let min = origin;
             let max = [origin[0] + 256.0, origin[1] + 256.0];
-            let whole = world.scatter_in_rect(kind, min, max);
+            let whole = world.scatter_in_rect(kind, min, max).unwrap();
             let mut tiled = Vec::new();
             for j in 0..4 {
                 for i in 0..4 {
                     let low = [min[0] + 64.0 * f64::from(i), min[1] + 64.0 * f64::from(j)];
                     let high = [low[0] + 64.0, low[1] + 64.0];
-                    tiled.extend(world.scatter_in_rect(kind, low, high));
+                    tiled.extend(world.scatter_in_rect(kind, low, high).unwrap());
                 }
             }
             let whole_keys: HashSet<[u64; 3]> = whole.iter().map(key).collect();
@@ -94,7 +94,7 @@ fn each_biome_packs_its_own_spacing() {
                 [centre[0] - 400.0, centre[1] - 400.0],
                 [centre[0] + 400.0, centre[1] + 400.0],
             );
-            let all = world.scatter_in_rect(kind, min, max);
+            let all = world.scatter_in_rect(kind, min, max).unwrap();
             let mut by_biome: HashMap<usize, Vec<f64>> = HashMap::new();
             for p in &all {
                 // The nearest neighbour of the same biome, away from the square's edge.
@@ -154,7 +154,10 @@ fn objects_stand_where_the_ground_holds_them() {
         .tan();
     let mut count = 0;
     for kind in ScatterKind::ALL {
-        for p in world.scatter_in_rect(kind, [-600.0, -600.0], [600.0, 600.0]) {
+        for p in world
+            .scatter_in_rect(kind, [-600.0, -600.0], [600.0, 600.0])
+            .unwrap()
+        {
             count += 1;
             let [x, y, z] = p.position;
             let sample = world.sample(x, z);
@@ -187,13 +190,16 @@ fn scatter_is_the_same_on_any_thread_and_off_without_biomes() {
     let rect = ([-100.0, 40.0], [60.0, 200.0]);
     let reference: Vec<Vec<Scattered>> = ScatterKind::ALL
         .iter()
-        .map(|&kind| world.scatter_in_rect(kind, rect.0, rect.1))
+        .map(|&kind| world.scatter_in_rect(kind, rect.0, rect.1).unwrap())
         .collect();
     std::thread::scope(|scope| {
         for _ in 0..3 {
             scope.spawn(|| {
                 for (k, &kind) in ScatterKind::ALL.iter().enumerate().rev() {
-                    assert_eq!(world.scatter_in_rect(kind, rect.0, rect.1), reference[k]);
+                    assert_eq!(
+                        world.scatter_in_rect(kind, rect.0, rect.1).unwrap(),
+                        reference[k]
+                    );
                 }
             });
         }
@@ -203,6 +209,7 @@ fn scatter_is_the_same_on_any_thread_and_off_without_biomes() {
     let off = WorldGenerator::new(settings.clone()).unwrap();
     assert!(
         off.scatter_in_rect(ScatterKind::Rock, rect.0, rect.1)
+            .unwrap()
             .is_empty()
     );
     settings.scatter.enabled = true;
@@ -212,11 +219,13 @@ fn scatter_is_the_same_on_any_thread_and_off_without_biomes() {
     let bare = WorldGenerator::new(settings).unwrap();
     assert!(
         bare.scatter_in_rect(ScatterKind::Grass, rect.0, rect.1)
+            .unwrap()
             .is_empty()
     );
     assert!(
         !bare
             .scatter_in_rect(ScatterKind::Rock, rect.0, rect.1)
+            .unwrap()
             .is_empty()
     );
 }

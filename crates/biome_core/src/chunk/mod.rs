@@ -184,6 +184,9 @@ pub enum ChunkError {
         /// The node to build.
         node: NodeCoord,
     },
+    /// The node's objects could not be scattered ([`crate::WorldGenerator::scatter_in_rect`]).
+    #[error("the node's objects were not scattered: {0}")]
+    Scatter(#[from] crate::scatter::ScatterError),
 }
 
 /// A built chunk or coarser node: mesh data relative to [`ChunkData::origin`], and its trees.
@@ -274,7 +277,8 @@ impl HeightGrid {
     /// Height of sample `(i, j)`.
     ///
     /// # Panics
-    /// If `i` or `j` is not below [`HeightGrid::side`].
+    /// If `i` or `j` is not below [`HeightGrid::side`], or the grid holds fewer heights than
+    /// `side²`.
     #[must_use]
     pub fn get(&self, i: usize, j: usize) -> f32 {
         assert!(
@@ -284,12 +288,28 @@ impl HeightGrid {
         self.heights[j * self.side + i]
     }
 
-    /// Height of the triangulated surface at world `(x, z)`, the point first moved onto the grid.
+    /// Height of the triangulated surface at world `(x, z)`, the point first moved onto the grid
+    /// (a NaN coordinate reads the grid's first row or column, as the world reads NaN as 0).
+    ///
+    /// # Panics
+    /// If the grid has fewer than 2 samples a side (as [`HeightGrid::default`]) or fewer heights
+    /// than `side²`; every grid the core builds has at least 2 (a chunk's tile count plus one).
     #[must_use]
     pub fn height_at(&self, x: f64, z: f64) -> f64 {
-        let last = self.side.saturating_sub(2) as f64;
+        assert!(
+            self.side >= 2 && self.heights.len() >= self.side * self.side,
+            "a height grid needs at least 2 × 2 samples (got side {} with {} heights)",
+            self.side,
+            self.heights.len()
+        );
+        let last = (self.side - 2) as f64;
         let local = |p: f64, o: f64| {
-            let t = ((p - o) / self.spacing).clamp(0.0, last + 1.0);
+            let t = (p - o) / self.spacing;
+            let t = if t.is_nan() {
+                0.0
+            } else {
+                t.clamp(0.0, last + 1.0)
+            };
             let cell = t.floor().min(last);
             (cell as usize, t - cell)
         };

@@ -416,9 +416,10 @@ pub struct BiomeBoxIndex {
     bounds: Vec<Leaf>,
 }
 
-/// The most boxes an index takes: far more than any biome list, and few enough that a lookup's
-/// pass over the leaves' bounds stays short.
-pub const MAX_BOXES: usize = 4096;
+/// The most boxes an index takes: about a dozen for each of the most biomes a world has, few
+/// enough that a lookup's pass over the leaves' bounds stays short and that the largest valid
+/// preset stays under [`crate::limits::MAX_PRESET_BYTES`] (a box writes about 400 bytes).
+pub const MAX_BOXES: usize = 1024;
 
 // Cells list their candidates as `u16`.
 const _: () = assert!(MAX_BOXES <= u16::MAX as usize + 1);

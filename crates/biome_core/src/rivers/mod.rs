@@ -237,6 +237,10 @@ struct Params {
     fade: f64,
     /// Nodes beyond a tile whose rivers can reach into it.
     margin: i64,
+    /// How far from sea level carved terrain and water may lie, density units: the end of
+    /// [`limits::HEIGHT`]. Banks and water levels sit above the ground they were traced on,
+    /// which may already stand at the limit.
+    limit: f64,
 }
 
 impl Params {
@@ -258,6 +262,16 @@ impl Params {
             slope: settings.valley_slope / height_scale,
             fade: settings.valley_width / 2.0,
             margin: (reach / settings.spacing).ceil() as i64 + 1,
+            limit: {
+                // The largest density whose height stays within the limit after rounding.
+                let most = *limits::HEIGHT.end();
+                let limit = most / height_scale;
+                if limit * height_scale > most {
+                    limit.next_down()
+                } else {
+                    limit
+                }
+            },
         }
     }
 
@@ -921,7 +935,10 @@ impl Rivers {
                 // ... and inside channels the floor gives way to the ceiling: the bed is the
                 // channel's, with no bank damming another river.
                 let floor = survey.floor + (ceiling - survey.floor) * survey.inside;
-                density[k] = density[k].min(ceiling).max(floor);
+                density[k] = density[k]
+                    .min(ceiling)
+                    .max(floor)
+                    .clamp(-self.params.limit, self.params.limit);
             }
         });
     }
@@ -937,12 +954,14 @@ impl Rivers {
         out: &mut [RiverPoint],
     ) {
         let scale = self.params.height_scale;
+        let limit = self.params.limit;
         self.each_point(terrain, xs, zs, |k, tile| {
             let survey = self.survey(tile, [xs[k], zs[k]], carved[k]);
             out[k] = RiverPoint {
                 water: (survey.water < f64::INFINITY && carved[k] < survey.water)
-                    .then_some(survey.water * scale),
-                surface: (survey.level < f64::INFINITY).then_some(survey.level * scale),
+                    .then_some(survey.water.clamp(-limit, limit) * scale),
+                surface: (survey.level < f64::INFINITY)
+                    .then_some(survey.level.clamp(-limit, limit) * scale),
                 bank: 1.0 - smoothstep(0.0, 1.5, survey.edge),
             };
         });

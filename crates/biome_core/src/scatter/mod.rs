@@ -22,7 +22,7 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 
 use crate::coords::clamp_coordinate;
-use crate::generator::{RegionBiomes, Surface, WorldGenerator};
+use crate::generator::{RegionBiomes, Surface, WorldGenerator, WorldSettings};
 use crate::hash::{hash_cell, mix, salt, unit};
 use crate::limits;
 use crate::regions::{NearestTwoRun, SiteCache};
@@ -82,8 +82,26 @@ impl Scattered {
 
 /// Candidate spots per cell.
 const SLOTS: usize = 2;
-/// The most candidate cells one rectangle's search may cover (with its margins).
-pub const MAX_CELLS: i64 = 1 << 26;
+/// The most candidate cells one rectangle's search may cover (with its margins): about 1 km a
+/// side for the default grass, and a bounded working memory (`tests/bounds.rs` measures it).
+pub const MAX_CELLS: u64 = 1 << 20;
+
+/// Why [`WorldGenerator::scatter_in_rect`] placed nothing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ScatterError {
+    /// The rectangle's search would cover more than [`MAX_CELLS`] candidate cells: scatter it
+    /// in smaller parts (the parts' objects are exactly the whole's).
+    #[error(
+        "a scatter search covers at most {limit} candidate cells, and this rectangle needs \
+         {cells}: scatter it in smaller parts"
+    )]
+    TooLarge {
+        /// The cells this rectangle needs.
+        cells: u64,
+        /// [`MAX_CELLS`].
+        limit: u64,
+    },
+}
 
 /// The window of candidates computed in batches reaches this many conflict distances (the
 /// widest spacing) beyond a rectangle: chains of priorities rarely leave it, and the few
@@ -146,14 +164,21 @@ struct Candidates<'a> {
     beyond: HashMap<Key, Candidate>,
 }
 
-impl<'a> Candidates<'a> {
-    fn new(
-        generator: &'a WorldGenerator,
-        kind: ScatterKind,
-        min: [f64; 2],
-        max: [f64; 2],
-    ) -> Option<Self> {
-        let settings = generator.settings();
+/// The candidate cells of one kind: their size and how far conflicts reach.
+struct SearchGrid {
+    /// Each biome's spacing for the kind; 0 where it has none.
+    spacing: Vec<f64>,
+    widest: f64,
+    /// The cell side: the narrowest spacing's diagonal, so two candidates in one cell always
+    /// conflict.
+    cell: f64,
+    /// The widest spacing, in cells (rounded up, and one more).
+    reach: i64,
+}
+
+impl SearchGrid {
+    /// `None` where nothing of `kind` is scattered.
+    fn new(settings: &WorldSettings, kind: ScatterKind) -> Option<Self> {
         let spacing: Vec<f64> = settings
             .biome_table
             .biomes
@@ -175,10 +200,57 @@ impl<'a> Candidates<'a> {
             return None;
         }
         let widest = spacing.iter().copied().fold(0.0, f64::max);
-        // Two candidates in one cell always conflict: the cell's diagonal is the narrowest
-        // spacing.
         let cell = narrowest / std::f64::consts::SQRT_2;
         let reach = (widest / cell).ceil() as i64 + 1;
+        Some(Self {
+            spacing,
+            widest,
+            cell,
+            reach,
+        })
+    }
+}
+
+/// The most candidate cells a search of `kind` over any `width × depth` rectangle covers with
+/// `settings` (0 where nothing of it is scattered): what [`MAX_CELLS`] bounds, for checking a
+/// layout's chunks before scattering them.
+#[must_use]
+pub fn max_search_cells(
+    settings: &WorldSettings,
+    kind: ScatterKind,
+    width: f64,
+    depth: f64,
+) -> u64 {
+    let Some(grid) = SearchGrid::new(settings, kind) else {
+        return 0;
+    };
+    // A side's cells, however the rectangle sits on the grid, with the margins.
+    let side = |length: f64| (length / grid.cell).floor() + 2.0 + (2 * MARGIN * grid.reach) as f64;
+    let cells = side(width.max(0.0)) * side(depth.max(0.0));
+    if cells >= u64::MAX as f64 {
+        u64::MAX
+    } else {
+        cells as u64
+    }
+}
+
+impl<'a> Candidates<'a> {
+    fn new(
+        generator: &'a WorldGenerator,
+        kind: ScatterKind,
+        min: [f64; 2],
+        max: [f64; 2],
+    ) -> Result<Option<Self>, ScatterError> {
+        let settings = generator.settings();
+        let Some(SearchGrid {
+            spacing,
+            widest,
+            cell,
+            reach,
+        }) = SearchGrid::new(settings, kind)
+        else {
+            return Ok(None);
+        };
         let index = |v: f64| (v / cell).floor() as i64;
         let (low, high) = (
             [index(min[0]), index(min[1])],
@@ -189,12 +261,13 @@ impl<'a> Candidates<'a> {
             high[0] - low[0] + 1 + 2 * MARGIN * reach,
             high[1] - low[1] + 1 + 2 * MARGIN * reach,
         ];
-        assert!(
-            size[0].saturating_mul(size[1]) <= MAX_CELLS,
-            "a scatter search covers at most {MAX_CELLS} cells (this rectangle needs {} × {})",
-            size[0],
-            size[1]
-        );
+        let cells = (size[0].max(0) as u64).saturating_mul(size[1].max(0) as u64);
+        if cells > MAX_CELLS {
+            return Err(ScatterError::TooLarge {
+                cells,
+                limit: MAX_CELLS,
+            });
+        }
         let seed = settings.seed + seed_offsets::SCATTER + kind.index() as i64;
         let mut candidates = Self {
             generator,
@@ -216,7 +289,7 @@ impl<'a> Candidates<'a> {
             beyond: HashMap::new(),
         };
         candidates.fill();
-        Some(candidates)
+        Ok(Some(candidates))
     }
 
     /// Computes every candidate of the window, with the batch paths for the region lookups.
@@ -468,9 +541,9 @@ pub(crate) fn scatter_in(
     kind: ScatterKind,
     min: [f64; 2],
     max: [f64; 2],
-) -> Vec<Scattered> {
-    let Some(mut candidates) = Candidates::new(generator, kind, min, max) else {
-        return Vec::new();
+) -> Result<Vec<Scattered>, ScatterError> {
+    let Some(mut candidates) = Candidates::new(generator, kind, min, max)? else {
+        return Ok(Vec::new());
     };
     let cell = candidates.cell;
     let index = |v: f64| (v / cell).floor() as i64;
@@ -491,7 +564,7 @@ pub(crate) fn scatter_in(
             }
         }
     }
-    stand(generator, kind, &chosen)
+    Ok(stand(generator, kind, &chosen))
 }
 
 /// The placed candidates standing on the terrain, without those on ground that does not hold
@@ -533,16 +606,15 @@ impl WorldGenerator {
     /// first moved inside [`limits::COORDINATE`]; the work grows with its area over the kind's
     /// narrowest spacing squared, plus a margin of a few of its widest spacings.
     ///
-    /// # Panics
-    /// If that search would cover more than [`crate::scatter::MAX_CELLS`] candidate cells (a
-    /// rectangle some kilometres wide for grass).
-    #[must_use]
+    /// # Errors
+    /// [`ScatterError::TooLarge`] if that search would cover more than [`MAX_CELLS`] candidate
+    /// cells (a rectangle about a kilometre wide for the default grass).
     pub fn scatter_in_rect(
         &self,
         kind: ScatterKind,
         min: [f64; 2],
         max: [f64; 2],
-    ) -> Vec<Scattered> {
+    ) -> Result<Vec<Scattered>, ScatterError> {
         let (min, max) = (min.map(clamp_coordinate), max.map(clamp_coordinate));
         scatter_in(self, kind, min, max)
     }
@@ -562,7 +634,9 @@ mod tests {
         let world = WorldGenerator::default();
         for kind in ScatterKind::ALL {
             let (low, high) = ([-240.0, -240.0], [300.0, 300.0]);
-            let brute = Candidates::new(&world, kind, low, high).expect("the default scatters");
+            let brute = Candidates::new(&world, kind, low, high)
+                .expect("small enough")
+                .expect("the default scatters");
             let mut order: Vec<&Candidate> =
                 brute.slots.iter().filter(|c| c.radius > 0.0).collect();
             order.sort_by_key(|c| std::cmp::Reverse(c.priority));
@@ -580,7 +654,7 @@ mod tests {
                 }
             }
             let (min, max) = ([0.0, 0.0], [60.0, 60.0]);
-            let mut rule = Candidates::new(&world, kind, min, max).unwrap();
+            let mut rule = Candidates::new(&world, kind, min, max).unwrap().unwrap();
             let cell = rule.cell;
             let index = |v: f64| (v / cell).floor() as i64;
             let mut checked = 0;
