@@ -228,12 +228,13 @@ impl BiomeTable {
                         entry.weight,
                         &limits::SPECIES_WEIGHT,
                     )?;
-                    if biome.trees[..k].iter().any(|e| e.species == entry.species) {
-                        return check.fail(
-                            &format!("trees[{k}].species"),
-                            format!("lists {:?} a second time", entry.species),
-                        );
-                    }
+                    listed_once(
+                        check,
+                        &format!("trees[{k}].species"),
+                        &biome.trees,
+                        k,
+                        |e| e.species,
+                    )?;
                 }
                 for (k, entry) in biome.scatter.iter().enumerate() {
                     check.range(
@@ -241,12 +242,13 @@ impl BiomeTable {
                         entry.spacing,
                         &limits::SCATTER_SPACING,
                     )?;
-                    if biome.scatter[..k].iter().any(|e| e.kind == entry.kind) {
-                        return check.fail(
-                            &format!("scatter[{k}].kind"),
-                            format!("lists {:?} a second time", entry.kind),
-                        );
-                    }
+                    listed_once(
+                        check,
+                        &format!("scatter[{k}].kind"),
+                        &biome.scatter,
+                        k,
+                        |e| e.kind,
+                    )?;
                 }
                 Ok(())
             })?;
@@ -279,6 +281,21 @@ impl BiomeTable {
         }
         Ok(())
     }
+}
+
+/// Entry `k` of `list` names a `key` no earlier entry names.
+fn listed_once<T, K: PartialEq + std::fmt::Debug>(
+    check: &Check,
+    field: &str,
+    list: &[T],
+    k: usize,
+    key: impl Fn(&T) -> K,
+) -> Checked {
+    let here = key(&list[k]);
+    if list[..k].iter().any(|e| key(e) == here) {
+        return check.fail(field, format!("lists {here:?} a second time"));
+    }
+    Ok(())
 }
 
 /// Thresholds in [`limits::THRESHOLD`], at most [`limits::MAX_THRESHOLDS`], each above the last.
