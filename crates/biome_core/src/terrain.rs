@@ -138,27 +138,22 @@ impl Terrain {
         })
     }
 
-    /// The raw terrain height (density units, before rivers) and the moisture of river nodes
-    /// at `(xs[k], zs[k])`: what the river network is computed from.
-    pub(crate) fn river_nodes(&self, xs: &[f64], zs: &[f64]) -> (Vec<f64>, Vec<f64>) {
-        let (xs, zs): (Vec<f64>, Vec<f64>) = xs
-            .iter()
-            .zip(zs)
-            .map(|(&x, &z)| (clamp_coordinate(x), clamp_coordinate(z)))
-            .unzip();
-        let density = self.raw_terrain(&xs, &zs);
+    /// The moisture at `(xs[k], zs[k])` (moved inside [`limits::COORDINATE`]) where the raw
+    /// terrain (density units, before rivers) is `density[k]`, with the rain shadow and without
+    /// the chill: what decides where rivers spring and how wide they run.
+    pub(crate) fn moisture(&self, xs: &[f64], zs: &[f64], density: &[f64]) -> Vec<f64> {
+        let xs = Scratch::collect(xs.iter().map(|&x| clamp_coordinate(x)));
+        let zs = Scratch::collect(zs.iter().map(|&z| clamp_coordinate(z)));
         let mut wet = self.climate_field(&self.wet, &xs, &zs);
-        if let Some(shifts) = self.moisture_shifts(&xs, &zs, &density) {
+        if let Some(shifts) = self.moisture_shifts(&xs, &zs, density) {
             for (w, s) in wet.iter_mut().zip(shifts.iter()) {
                 *w += s;
             }
         }
-        let moisture = wet
-            .iter()
-            .zip(&density)
+        wet.iter()
+            .zip(density)
             .map(|(&w, &d)| climate_from_noise(0.0, w, d, 0.0).moisture)
-            .collect();
-        (density, moisture)
+            .collect()
     }
 
     /// The density stack's values at `(xs[k], zs[k])` (moved inside [`limits::COORDINATE`]),

@@ -681,3 +681,26 @@ fn node_children_and_height_grids_answer_or_say_why_not() {
     assert_eq!(grid.height_at(f64::NAN, f64::NAN), 1.0);
     assert_eq!(grid.height_at(f64::INFINITY, f64::NEG_INFINITY), 3.0);
 }
+
+/// Issue 22, 6. The first sample in a river tile under a 32-step rain shadow read the moisture
+///    (32 reads upwind) of every river node of the tile's window: 16 times the cost without
+///    the shadow. Now moisture is read only where a spring may rise, over the springs' reach,
+///    and where rivers run: about 3 times, measured in the same run.
+#[test]
+fn a_rain_shadow_costs_a_first_river_sample_a_small_multiple() {
+    let first_sample = |text: &str| {
+        let settings = WorldSettings::from_ron(text).expect("valid");
+        best_of_three(|| {
+            let world = WorldGenerator::new(settings.clone()).expect("valid");
+            assert_finite_sample(&world.sample(100.0, 100.0), text);
+        })
+    };
+    let plain = first_sample("(rivers:(enabled:true))");
+    let shaded =
+        first_sample("(climate:(rain_shadow:(strength:1.0,steps:32)),rivers:(enabled:true))");
+    let ratio = shaded.as_secs_f64() / plain.as_secs_f64();
+    assert!(
+        ratio < 7.0,
+        "{shaded:?} with the rain shadow against {plain:?} without ({ratio:.1}x)"
+    );
+}

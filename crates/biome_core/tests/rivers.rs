@@ -250,3 +250,46 @@ fn chunks_share_their_river_water_and_trees_keep_dry() {
     }
     assert!(checked > 10, "only {checked} chunks had river water");
 }
+
+/// Value stability of rivers under a rain shadow: the courses, their levels and the water and
+/// ground beside them over a 6 km square, folded into one FNV-1a digest of their bits. Moisture
+/// decides where springs rise and how wide rivers run, and it is read only where it matters: a
+/// change to which nodes are read must not change a bit.
+#[test]
+fn rivers_under_a_rain_shadow_keep_their_bits() {
+    let mut settings = WorldSettings::from_ron(
+        "(climate:(rain_shadow:(strength:2.0,steps:8)),\
+          rivers:(enabled:true,max_length:64,springs:0.7,spring_height:2.0,width:18.0))",
+    )
+    .expect("valid");
+    settings.seed = 42;
+    let world = WorldGenerator::new(settings).expect("valid");
+    let mut digest: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut mix = |bits: u64| {
+        for byte in bits.to_le_bytes() {
+            digest = (digest ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+        }
+    };
+    let (mut points, mut wet) = (0, 0);
+    let courses = world.river_courses([-3000.0, -3000.0], [3000.0, 3000.0]);
+    for course in &courses {
+        for (&[x, z], level) in course.points.iter().zip(&course.levels) {
+            points += 1;
+            for v in [x, z, *level] {
+                mix(v.to_bits());
+            }
+            for d in [-6.0, 0.0, 7.0] {
+                if let Some(water) = world.river_water_at(x + d, z - d) {
+                    wet += 1;
+                    mix(water.to_bits());
+                }
+                mix(world.height_at(x + d, z - d).to_bits());
+            }
+        }
+    }
+    assert_eq!(
+        (courses.len(), points, wet, digest),
+        (252, 3936, 8069, 0xe140_dbd8_45bf_780a),
+        "rivers under a rain shadow changed"
+    );
+}

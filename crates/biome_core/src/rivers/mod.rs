@@ -285,6 +285,13 @@ impl Params {
         ]
     }
 
+    /// Whether node `(i, j)`, whose raw terrain is `height`, stands high enough and draws a
+    /// spring: it is one if its moisture reaches `dry_moisture` too.
+    fn may_spring(&self, i: i64, j: i64, height: f64) -> bool {
+        height >= self.spring_height
+            && unit(hash_cell(self.seed, i, j, draw::SPRING)) < self.settings.springs
+    }
+
     /// How much of its width a river or lake keeps at `moisture`: dry land narrows it to 30%
     /// (it carries on to the sea, thinner).
     fn wetness(&self, moisture: f64) -> f64 {
@@ -373,12 +380,6 @@ struct Shape {
     bed: f64,
 }
 
-/// The raw height and moisture of a tile of river nodes.
-struct NodeTile {
-    height: Vec<f64>,
-    moisture: Vec<f64>,
-}
-
 /// The river elements that reach into one tile, binned for lookups.
 struct RiverTile {
     elements: Vec<Element>,
@@ -448,7 +449,7 @@ struct Window {
     j0: i64,
     side: i64,
     height: Vec<f64>,
-    moisture: Vec<f64>,
+    spring: Vec<bool>,
     /// Heights averaged over each node's 3 × 3 block (the edge ring keeps its own).
     routing: Vec<f64>,
 }
@@ -506,7 +507,11 @@ enum Flow {
 /// The river network of a world: its parameters, and the tiles computed so far.
 pub(crate) struct Rivers {
     params: Params,
-    nodes: TileCache<NodeTile>,
+    /// The raw terrain height of each node of a tile, row by row.
+    heights: TileCache<Vec<f64>>,
+    /// Whether each node of a tile is a spring: kept apart from the heights since a window
+    /// needs springs over only its middle, and moisture costs a rain shadow's reads upwind.
+    springs: TileCache<Vec<bool>>,
     tiles: TileCache<RiverTile>,
 }
 
@@ -581,7 +586,8 @@ impl Rivers {
     pub(crate) fn new(settings: RiverSettings, seed: i64, height_scale: f64) -> Self {
         Self {
             params: Params::new(settings, seed, height_scale),
-            nodes: TileCache::new(),
+            heights: TileCache::new(),
+            springs: TileCache::new(),
             tiles: TileCache::new(),
         }
     }
@@ -595,45 +601,99 @@ impl Rivers {
         [(x / size).floor() as i64, (z / size).floor() as i64]
     }
 
-    fn node_tile(&self, terrain: &Terrain, key: [i64; 2]) -> Tile<NodeTile> {
-        self.nodes.get(key, || {
-            let count = (TILE * TILE) as usize;
-            let (mut xs, mut zs) = (Vec::with_capacity(count), Vec::with_capacity(count));
-            for j in 0..TILE {
-                for i in 0..TILE {
-                    let [x, z] = self.params.node(key[0] * TILE + i, key[1] * TILE + j);
-                    xs.push(x);
-                    zs.push(z);
-                }
-            }
-            let (height, moisture) = terrain.river_nodes(&xs, &zs);
+    /// Node `k` (row by row) of tile `key`.
+    fn tile_node(key: [i64; 2], k: usize) -> [i64; 2] {
+        let k = k as i64;
+        [key[0] * TILE + k % TILE, key[1] * TILE + k / TILE]
+    }
+
+    fn height_tile(&self, terrain: &Terrain, key: [i64; 2]) -> Tile<Vec<f64>> {
+        self.heights.get(key, || {
+            let (xs, zs): (Vec<f64>, Vec<f64>) = (0..(TILE * TILE) as usize)
+                .map(|k| {
+                    let [i, j] = Self::tile_node(key, k);
+                    let [x, z] = self.params.node(i, j);
+                    (x, z)
+                })
+                .unzip();
+            let height = terrain.raw_terrain(&xs, &zs);
             // A tile of nodes is a few hundred samples: a thread waiting for the core (a
             // game's frame) gets it between tiles.
             std::thread::yield_now();
-            NodeTile { height, moisture }
+            height
         })
     }
 
-    /// The nodes from `(i0, j0)`, `side` a side.
-    fn window(&self, terrain: &Terrain, i0: i64, j0: i64, side: i64) -> Window {
-        let n = (side * side) as usize;
-        let (mut height, mut moisture) = (vec![0.0; n], vec![0.0; n]);
-        let tiles = |v: i64| v.div_euclid(TILE)..=(v + side - 1).div_euclid(TILE);
-        for tj in tiles(j0) {
-            for ti in tiles(i0) {
-                let tile = self.node_tile(terrain, [ti, tj]);
-                for lj in 0..TILE {
-                    for li in 0..TILE {
-                        let (di, dj) = (ti * TILE + li - i0, tj * TILE + lj - j0);
-                        if (0..side).contains(&di) && (0..side).contains(&dj) {
-                            let (to, from) = ((dj * side + di) as usize, (lj * TILE + li) as usize);
-                            height[to] = tile.height[from];
-                            moisture[to] = tile.moisture[from];
-                        }
+    fn spring_tile(&self, terrain: &Terrain, key: [i64; 2]) -> Tile<Vec<bool>> {
+        self.springs.get(key, || {
+            let p = &self.params;
+            let height = self.height_tile(terrain, key);
+            // Moisture is read only where the height and the draw already allow a spring.
+            let candidates: Vec<([i64; 2], f64, usize)> = (0..height.len())
+                .filter_map(|k| {
+                    let [i, j] = Self::tile_node(key, k);
+                    p.may_spring(i, j, height[k])
+                        .then_some(([i, j], height[k], k))
+                })
+                .collect();
+            let (xs, zs): (Vec<f64>, Vec<f64>) = candidates
+                .iter()
+                .map(|&([i, j], _, _)| {
+                    let [x, z] = p.node(i, j);
+                    (x, z)
+                })
+                .unzip();
+            let heights: Vec<f64> = candidates.iter().map(|&(_, h, _)| h).collect();
+            let mut spring = vec![false; height.len()];
+            for (&(_, _, k), m) in candidates.iter().zip(terrain.moisture(&xs, &zs, &heights)) {
+                spring[k] = m >= p.settings.dry_moisture;
+            }
+            std::thread::yield_now();
+            spring
+        })
+    }
+
+    /// Copies the values of the tiles over columns `columns` and rows `rows` into `out`, the
+    /// window from `(i0, j0)` `side` nodes a side.
+    fn fill<T: Copy>(
+        [columns, rows]: &[Range<i64>; 2],
+        [i0, j0, side]: [i64; 3],
+        out: &mut [T],
+        tile: impl Fn([i64; 2]) -> Tile<Vec<T>>,
+    ) {
+        let tiles = |r: &Range<i64>| r.start.div_euclid(TILE)..=(r.end - 1).div_euclid(TILE);
+        for tj in tiles(rows) {
+            for ti in tiles(columns) {
+                let tile = tile([ti, tj]);
+                for (k, &value) in tile.iter().enumerate() {
+                    let [i, j] = Self::tile_node([ti, tj], k);
+                    if columns.contains(&i) && rows.contains(&j) {
+                        out[((j - j0) * side + i - i0) as usize] = value;
                     }
                 }
             }
         }
+    }
+
+    /// The nodes from `(i0, j0)`, `side` a side, with the springs among those within `springs`
+    /// (node ranges: columns, rows).
+    fn window(
+        &self,
+        terrain: &Terrain,
+        [i0, j0, side]: [i64; 3],
+        springs: &[Range<i64>; 2],
+    ) -> Window {
+        let n = (side * side) as usize;
+        let (mut height, mut spring) = (vec![0.0; n], vec![false; n]);
+        let all = [i0..i0 + side, j0..j0 + side];
+        Self::fill(&all, [i0, j0, side], &mut height, |key| {
+            self.height_tile(terrain, key)
+        });
+        let springs =
+            [0, 1].map(|a| springs[a].start.max(all[a].start)..springs[a].end.min(all[a].end));
+        Self::fill(&springs, [i0, j0, side], &mut spring, |key| {
+            self.spring_tile(terrain, key)
+        });
         let mut routing = height.clone();
         for dj in 1..side - 1 {
             for di in 1..side - 1 {
@@ -649,7 +709,7 @@ impl Rivers {
             j0,
             side,
             height,
-            moisture,
+            spring,
             routing,
         }
     }
@@ -689,24 +749,17 @@ impl Rivers {
         window: &Window,
         [columns, rows]: &[Range<i64>; 2],
     ) -> Vec<(Vec<usize>, Flow)> {
-        let p = &self.params;
-        let s = &p.settings;
+        let max_length = self.params.settings.max_length as usize;
         let mut out = Vec::new();
         for j in rows.clone() {
             for i in columns.clone() {
-                let Some(k) = window.index(i, j) else {
+                let Some(k) = window.index(i, j).filter(|&k| window.spring[k]) else {
                     continue;
                 };
-                if window.height[k] < p.spring_height
-                    || window.moisture[k] < s.dry_moisture
-                    || unit(hash_cell(p.seed, i, j, draw::SPRING)) >= s.springs
-                {
-                    continue;
-                }
                 let mut course = vec![k];
                 let end = loop {
                     match self.flow(window, *course.last().expect("a spring")) {
-                        Flow::Down(m) if course.len() <= s.max_length as usize => course.push(m),
+                        Flow::Down(m) if course.len() <= max_length => course.push(m),
                         end => break end,
                     }
                 };
@@ -824,29 +877,42 @@ impl Rivers {
                 ],
             );
             let pad = 2 * length + 2;
-            let window = self.window(
-                terrain,
-                first[0] - pad,
-                first[1] - pad,
-                last[0] - first[0] + 2 * pad,
-            );
             let springs = [
                 first[0] - length..last[0] + length,
                 first[1] - length..last[1] + length,
             ];
+            let window = self.window(
+                terrain,
+                [first[0] - pad, first[1] - pad, last[0] - first[0] + 2 * pad],
+                &springs,
+            );
             let network = self.network(terrain, window, &springs);
             let window = &network.window;
             let wanted = |k: usize| {
                 let [i, j] = window.node(k);
                 (first[0]..last[0]).contains(&i) && (first[1]..last[1]).contains(&j)
             };
+            // The nodes with water in this tile, and the moisture that sets their widths.
+            let wet: Vec<usize> = (0..window.height.len())
+                .filter(|&k| wanted(k) && (network.lakes[k] > 0 || network.bends.contains_key(&k)))
+                .collect();
+            let (xs, zs): (Vec<f64>, Vec<f64>) = wet
+                .iter()
+                .map(|&k| {
+                    let [i, j] = window.node(k);
+                    let [x, z] = p.node(i, j);
+                    (x, z)
+                })
+                .unzip();
+            let heights: Vec<f64> = wet.iter().map(|&k| window.height[k]).collect();
+            let moisture = terrain.moisture(&xs, &zs, &heights);
             let mut elements = Vec::new();
-            for k in (0..window.height.len()).filter(|&k| wanted(k)) {
+            for (&k, &moisture) in wet.iter().zip(&moisture) {
                 let inflow = network.lakes[k];
                 if inflow > 0 {
                     let [i, j] = window.node(k);
                     let centre = p.node(i, j);
-                    let radius = p.lake_radius(inflow, window.moisture[k]);
+                    let radius = p.lake_radius(inflow, moisture);
                     let depth = p.river_depth(inflow) * LAKE_DEPTH;
                     let level = network.level[k];
                     elements.push(p.element(centre, centre, level, level, radius, depth));
@@ -855,7 +921,7 @@ impl Rivers {
                     continue;
                 };
                 let flow = network.flow[k];
-                let half_width = p.half_width(flow, window.moisture[k]);
+                let half_width = p.half_width(flow, moisture);
                 let depth = p.river_depth(flow);
                 for s in 0..PIECES {
                     elements.push(p.element(
@@ -1020,9 +1086,9 @@ impl Rivers {
         let length = i64::from(self.params.settings.max_length);
         let pad = 3 * length + 3;
         let side = (i1 - i0).max(j1 - j0) + 1 + 2 * pad;
-        let window = self.window(terrain, i0 - pad, j0 - pad, side);
         let reach = 2 * length;
         let springs = [i0 - reach..i1 + 1 + reach, j0 - reach..j1 + 1 + reach];
+        let window = self.window(terrain, [i0 - pad, j0 - pad, side], &springs);
         let network = self.network(terrain, window, &springs);
         let window = &network.window;
         let inside =
