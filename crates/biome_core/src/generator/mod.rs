@@ -19,6 +19,7 @@ use serde::{Deserialize, Serialize};
 use crate::check::SettingsError;
 use crate::coords::clamp_coordinate;
 use crate::density::{DensityField, Sites};
+use crate::limits;
 use crate::math::smoothstep;
 use crate::multi_noise::{BiomeBoxIndex, ClimatePoint};
 use crate::regions::{NearestTwoRun, RegionGrid, RegionId, RegionPair, SiteCache};
@@ -376,7 +377,63 @@ impl WorldGenerator {
     }
 
     pub(crate) fn region_biome_at(&self, [x, z]: [f64; 2]) -> usize {
-        let climate = self.site_climate(x, z);
+        self.biome_with(self.site_climate(x, z), |axes| self.axis_values(axes, x, z))
+    }
+
+    /// [`WorldGenerator::region_biome_at`] at every site, with the batch paths: the same bits.
+    pub(crate) fn region_biomes_at(&self, sites: &[[f64; 2]]) -> Vec<usize> {
+        // The batch paths read points inside the coordinate limit; the sites of the cells at
+        // the world's edge may lie past it.
+        if !sites
+            .iter()
+            .flatten()
+            .all(|v| limits::COORDINATE.contains(v))
+        {
+            return sites
+                .iter()
+                .map(|&site| self.region_biome_at(site))
+                .collect();
+        }
+        let terrain = &self.terrain;
+        let xs = Scratch::collect(sites.iter().map(|s| s[0]));
+        let zs = Scratch::collect(sites.iter().map(|s| s[1]));
+        let field = |field: &DensityField| {
+            let mut out = Scratch::zeroed(sites.len());
+            field.values(&xs, &zs, &terrain.regions, &mut out);
+            out
+        };
+        let density = field(&terrain.density);
+        let heat = terrain.climate_field(&terrain.heat, &xs, &zs);
+        let wet = terrain.climate_field(&terrain.wet, &xs, &zs);
+        let shifts = terrain.moisture_shifts(&xs, &zs, &density);
+        let axes = match &self.biome_lookup {
+            BiomeLookup::Table => None,
+            BiomeLookup::MultiNoise { axes, .. } => Some(axes.each_ref().map(field)),
+        };
+        (0..sites.len())
+            .map(|k| {
+                let climate = climate_from_noise(
+                    heat[k],
+                    // As `site_climate`: the shift is 0 when the rain shadow is off.
+                    wet[k] + shifts.as_ref().map_or(0.0, |s| s[k]),
+                    density[k],
+                    self.settings.climate.chill,
+                );
+                self.biome_with(climate, |_| {
+                    let axes = axes.as_ref().expect("computed under a multi-noise source");
+                    [axes[0][k], axes[1][k], axes[2][k]]
+                })
+            })
+            .collect()
+    }
+
+    /// The biome a site of `climate` picks; `axis_values` gives the site's multi-noise axes
+    /// (continentalness, erosion, weirdness) from their fields, read only under that source.
+    fn biome_with(
+        &self,
+        climate: Climate,
+        axis_values: impl FnOnce(&[DensityField; 3]) -> [f64; 3],
+    ) -> usize {
         match &self.biome_lookup {
             BiomeLookup::Table => {
                 let table = &self.settings.biome_table;
@@ -388,7 +445,7 @@ impl WorldGenerator {
                 )
             }
             BiomeLookup::MultiNoise { axes, index } => {
-                let point = self.climate_point_with(climate, axes, x, z);
+                let point = climate_point(climate, axis_values(axes));
                 index.boxes()[index.nearest(&point)].biome
             }
         }
@@ -408,15 +465,9 @@ impl WorldGenerator {
         )
     }
 
-    fn climate_point_with(
-        &self,
-        climate: Climate,
-        axes: &[DensityField; 3],
-        x: f64,
-        z: f64,
-    ) -> ClimatePoint {
-        let [c, e, w] = [0, 1, 2].map(|k| axes[k].value(x, z, &self.terrain.regions));
-        [climate.temperature, climate.moisture, c, e, w]
+    /// The multi-noise axes' values at `(x, z)`: continentalness, erosion, weirdness.
+    fn axis_values(&self, axes: &[DensityField; 3], x: f64, z: f64) -> [f64; 3] {
+        [0, 1, 2].map(|k| axes[k].value(x, z, &self.terrain.regions))
     }
 
     /// Under a multi-noise [`BiomeSource`], the point of its climate space a region site at
@@ -429,7 +480,10 @@ impl WorldGenerator {
             return None;
         };
         let (x, z) = (clamp_coordinate(x), clamp_coordinate(z));
-        Some(self.climate_point_with(self.site_climate(x, z), axes, x, z))
+        Some(climate_point(
+            self.site_climate(x, z),
+            self.axis_values(axes, x, z),
+        ))
     }
 
     /// What the rain shadow ([`crate::climate::RainShadow`]) adds to the moisture at `(x, z)` before it is
@@ -646,16 +700,28 @@ impl WorldGenerator {
         let rivers = self.river_points(xs, zs, density);
         let mut biomes = RegionBiomes::new(cache);
         let mut nearest = NearestTwoRun::new(cache);
-        for (k, &density) in density.iter().enumerate().take(xs.len()) {
-            let pair = nearest.nearest_two(batch.wx[k], batch.wz[k]);
-            let noise = PointNoise {
-                density,
-                heat: batch.heat[k],
-                wet: shifts.map_or(batch.wet[k], |shifts| batch.wet[k] + shifts[k]),
-            };
-            let regions = [pair.nearest, pair.second].map(|r| biomes.get(self, r, cache));
-            let river = rivers.as_ref().map_or(RiverPoint::DRY, |r| r[k]);
-            visit(k, self.finish(noise, pair, regions, river));
+        let (mut pairs, mut regions) = (Vec::new(), Vec::new());
+        // A block at a time: the regions met in it are resolved together.
+        for start in (0..xs.len()).step_by(REGION_BLOCK) {
+            let block = start..(start + REGION_BLOCK).min(xs.len());
+            pairs.clear();
+            pairs.extend(
+                block
+                    .clone()
+                    .map(|k| nearest.nearest_two(batch.wx[k], batch.wz[k])),
+            );
+            regions.clear();
+            regions.extend(pairs.iter().flat_map(|p| [p.nearest, p.second]));
+            let found = biomes.resolve(self, &regions, cache);
+            for ((k, &pair), found) in block.zip(&pairs).zip(found.chunks(2)) {
+                let noise = PointNoise {
+                    density: density[k],
+                    heat: batch.heat[k],
+                    wet: shifts.map_or(batch.wet[k], |shifts| batch.wet[k] + shifts[k]),
+                };
+                let river = rivers.as_ref().map_or(RiverPoint::DRY, |r| r[k]);
+                visit(k, self.finish(noise, pair, [found[0], found[1]], river));
+            }
         }
     }
 }
@@ -735,9 +801,13 @@ struct BatchNoise {
     wz: Scratch,
 }
 
-/// The biomes of the regions a batch of points touches, each computed once, when first met:
-/// regions inside the site cache's rectangle sit in a slot per cell (one lookup per point,
-/// however many regions a chunk holds), the rare ones outside in a map.
+/// Points whose regions [`RegionBiomes::resolve`] takes at once: enough to batch the sites
+/// they meet, few enough to stay in cache.
+const REGION_BLOCK: usize = 512;
+
+/// The biomes of the regions a batch of points touches, each computed once: regions inside the
+/// site cache's rectangle sit in a slot per cell (one lookup per point, however many regions a
+/// chunk holds), the rare ones outside in a map.
 pub(crate) struct RegionBiomes {
     slots: Vec<u16>,
     outside: HashMap<RegionId, u16>,
@@ -745,6 +815,8 @@ pub(crate) struct RegionBiomes {
 
 impl RegionBiomes {
     const UNSET: u16 = u16::MAX;
+    /// Met in this call, computed at its end.
+    const PENDING: u16 = u16::MAX - 1;
 
     pub(crate) fn new(cache: &SiteCache) -> Self {
         Self {
@@ -753,25 +825,59 @@ impl RegionBiomes {
         }
     }
 
-    pub(crate) fn get(
+    /// The biome of each of `regions`; those not met before are computed together, with the
+    /// batch paths (a chunk over small, wobbled regions meets thousands, each reading the
+    /// rain shadow's steps upwind of its site).
+    pub(crate) fn resolve(
         &mut self,
         generator: &WorldGenerator,
-        region: RegionId,
+        regions: &[RegionId],
         cache: &SiteCache,
-    ) -> usize {
-        // Validation caps the table at (8 + 1)² biomes, far below the sentinel.
-        let compute = || generator.region_biome_at(cache.site(region)) as u16;
-        let biome = match cache.index(region) {
-            Some(i) => {
-                if self.slots[i] == Self::UNSET {
-                    self.slots[i] = compute();
-                }
-                self.slots[i]
+    ) -> Vec<usize> {
+        let (mut new, mut waiting) = (Vec::new(), Vec::new());
+        let mut found = Vec::with_capacity(regions.len());
+        for (n, &region) in regions.iter().enumerate() {
+            let slot = match cache.index(region) {
+                Some(i) => &mut self.slots[i],
+                None => self.outside.entry(region).or_insert(Self::UNSET),
+            };
+            if *slot == Self::UNSET {
+                *slot = Self::PENDING;
+                new.push(region);
             }
-            None => *self.outside.entry(region).or_insert_with(compute),
-        };
-        usize::from(biome)
+            if *slot == Self::PENDING {
+                waiting.push(n);
+            }
+            found.push(usize::from(*slot));
+        }
+        if !new.is_empty() {
+            let sites: Vec<[f64; 2]> = new.iter().map(|&region| cache.site(region)).collect();
+            for (region, biome) in new.into_iter().zip(generator.region_biomes_at(&sites)) {
+                // Validation caps the table at (8 + 1)² biomes, far below the sentinels.
+                *self.slot(region, cache) = biome as u16;
+            }
+            for n in waiting {
+                found[n] = usize::from(*self.slot(regions[n], cache));
+            }
+        }
+        found
     }
+
+    fn slot(&mut self, region: RegionId, cache: &SiteCache) -> &mut u16 {
+        match cache.index(region) {
+            Some(i) => &mut self.slots[i],
+            None => self
+                .outside
+                .get_mut(&region)
+                .expect("met in this call or before"),
+        }
+    }
+}
+
+/// The point of the multi-noise climate space of a site of `climate` whose other axes read
+/// `[continentalness, erosion, weirdness]` ([`crate::multi_noise::AXIS_NAMES`]).
+fn climate_point(climate: Climate, [c, e, w]: [f64; 3]) -> ClimatePoint {
+    [climate.temperature, climate.moisture, c, e, w]
 }
 
 fn lerp3(a: [f64; 3], b: [f64; 3], t: f64) -> [f64; 3] {

@@ -25,7 +25,7 @@ use crate::coords::clamp_coordinate;
 use crate::generator::{RegionBiomes, Surface, WorldGenerator, WorldSettings};
 use crate::hash::{hash_cell, mix, salt, unit};
 use crate::limits;
-use crate::regions::{NearestTwoRun, SiteCache};
+use crate::regions::{NearestTwoRun, RegionId, SiteCache};
 use crate::scratch::Scratch;
 use crate::seed_offsets;
 use crate::tutorial::wobble_point;
@@ -318,24 +318,27 @@ impl<'a> Candidates<'a> {
         let mut regions = RegionBiomes::new(&cache);
         let mut nearest = NearestTwoRun::new(&cache);
         let blend_width = generator.settings().regions.blend_width;
-        let (mut wx, mut wz) = (
-            Vec::with_capacity(spots.len()),
-            Vec::with_capacity(spots.len()),
-        );
-        for block in spots.chunks(BLOCK) {
-            let [bx, bz] = generator.wobbled_points(
+        for block in spots.chunks_mut(BLOCK) {
+            let [wx, wz] = generator.wobbled_points(
                 &Scratch::collect(block.iter().map(|c| clamp_coordinate(c.p[0]))),
                 &Scratch::collect(block.iter().map(|c| clamp_coordinate(c.p[1]))),
             );
-            wx.extend_from_slice(&bx);
-            wz.extend_from_slice(&bz);
+            let picked: Vec<RegionId> = block
+                .iter()
+                .zip(wx.iter().zip(wz.iter()))
+                .map(|(spot, (&x, &z))| {
+                    let pair = nearest.nearest_two(x, z);
+                    pair.pick(unit(mix(spot.shape ^ 3)), blend_width)
+                })
+                .collect();
+            for (spot, biome) in block
+                .iter_mut()
+                .zip(regions.resolve(generator, &picked, &cache))
+            {
+                spot.biome = biome;
+                spot.radius = self.radius_at(spot);
+            }
             std::thread::yield_now();
-        }
-        for (k, spot) in spots.iter_mut().enumerate() {
-            let pair = nearest.nearest_two(wx[k], wz[k]);
-            let region = pair.pick(unit(mix(spot.shape ^ 3)), blend_width);
-            spot.biome = regions.get(generator, region, &cache);
-            spot.radius = self.radius_at(spot);
         }
         // The largest spacing per cell, then over squares `reach` cells out (rows, then columns).
         let (w, h) = (w as usize, h as usize);

@@ -10,7 +10,7 @@ use crate::cover::{SpeciesWeight, TreeSpecies};
 use crate::generator::{Ground, RegionBiomes, Surface, WorldGenerator};
 use crate::hash::{hash_cell, salt, unit};
 use crate::math::smoothstep;
-use crate::regions::{NearestTwoRun, SiteCache};
+use crate::regions::{NearestTwoRun, RegionId, SiteCache};
 use crate::scratch::Scratch;
 use crate::seed_offsets;
 use crate::tutorial::fbm;
@@ -137,15 +137,21 @@ pub(crate) fn trees_in(
         &Scratch::collect(spots.iter().map(|s| s.x)),
         &Scratch::collect(spots.iter().map(|s| s.z)),
     );
-    let mut regions = RegionBiomes::new(cache);
     let blend_width = settings.regions.blend_width;
-    let mut chosen = Vec::with_capacity(spots.len());
     let mut nearest = NearestTwoRun::new(cache);
-    for (k, spot) in spots.iter().enumerate() {
-        let pair = nearest.nearest_two(wx[k], wz[k]);
-        let draw = hash_cell(seed, spot.cx, spot.cz, salt::TREE_SPECIES);
-        let region = pair.pick(unit(draw), blend_width);
-        let biome = &biomes[regions.get(generator, region, cache)];
+    let (draws, regions): (Vec<u64>, Vec<RegionId>) = spots
+        .iter()
+        .enumerate()
+        .map(|(k, spot)| {
+            let pair = nearest.nearest_two(wx[k], wz[k]);
+            let draw = hash_cell(seed, spot.cx, spot.cz, salt::TREE_SPECIES);
+            (draw, pair.pick(unit(draw), blend_width))
+        })
+        .unzip();
+    let regions = RegionBiomes::new(cache).resolve(generator, &regions, cache);
+    let mut chosen = Vec::with_capacity(spots.len());
+    for ((spot, draw), region) in spots.iter().zip(draws).zip(regions) {
+        let biome = &biomes[region];
         if spot.keep < biome.tree_density * spot.clump {
             chosen.push((spot, biome, draw));
         }
