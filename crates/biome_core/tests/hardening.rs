@@ -13,8 +13,9 @@ use biome_core::density::{
 };
 use biome_core::limits;
 use biome_core::regions::RegionGrid;
-use biome_core::{ChunkCoord, ChunkData, ChunkError, ChunkLayout, MeshStyle, ScatterKind};
+use biome_core::{ChunkCoord, ChunkData, ChunkError, ChunkLayout, MeshStyle, NodeCoord};
 use biome_core::{PresetError, Sample, WorldGenerator, WorldSettings};
+use biome_core::{ScatterKind, Stitch};
 
 fn with_density(density: DensityNode) -> WorldSettings {
     let mut settings = WorldSettings::default();
@@ -740,6 +741,36 @@ fn small_wobbled_regions_under_a_rain_shadow_cost_a_bounded_multiple() {
         assert!(
             ratio < 50.0,
             "{what}: {wobbled:?} over wobbled regions against {plain:?} ({ratio:.0}x)"
+        );
+    }
+}
+
+/// Issue 22, 5. With the `rivers` preset a coarse node computed a river network for each of its
+///    vertices: a level-10 node cost 700 times a chunk and a level-12 one 2,000 times. Nodes
+///    too coarse for rivers now show the land before them, and every level costs a small
+///    multiple of a chunk (the last level with rivers about twice), measured in the same run.
+#[test]
+fn coarse_nodes_with_rivers_cost_about_what_a_chunk_costs() {
+    let text = include_str!("../../../assets/presets/rivers.ron");
+    let settings = WorldSettings::from_ron(text).expect("the rivers preset is valid");
+    let layout = ChunkLayout::default();
+    let cost = |level: u8| {
+        best_of_three(|| {
+            let world = WorldGenerator::new(settings.clone()).expect("valid");
+            let node = NodeCoord::new(level, 1, -1);
+            let built = world
+                .build_node(node, &layout, Stitch::NONE, &AtomicBool::new(false))
+                .unwrap();
+            assert_finite_chunk(&built);
+        })
+    };
+    let chunk = cost(0);
+    for level in 1..=NodeCoord::MAX_LEVEL {
+        let node = cost(level);
+        let ratio = node.as_secs_f64() / chunk.as_secs_f64();
+        assert!(
+            ratio < 8.0,
+            "level {level}: {node:?} against {chunk:?} for a chunk ({ratio:.1}x)"
         );
     }
 }

@@ -241,9 +241,9 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
 
     /// Random nodes at levels 0 to 8, near and far, in the default world, the eroded one and
-    /// (to level 4, 2 km nodes, so each case computes a few river tiles) the one with rivers:
-    /// stitched along a side to their coarser neighbour, they meet it exactly; unstitched, they
-    /// share their edges with same-level neighbours bit for bit.
+    /// the one with rivers (carved to the level their width allows, bare beyond): stitched
+    /// along a side to their coarser neighbour, they meet it exactly; unstitched, they share
+    /// their edges with same-level neighbours bit for bit.
     #[test]
     fn nodes_meet_their_neighbours_without_cracks(
         level in 0u8..=8,
@@ -257,7 +257,7 @@ proptest! {
         let (generator, level) = match world {
             0 => (generator(seed), level),
             1 => (eroded(seed), level),
-            _ => (rivers(seed), level.min(4)),
+            _ => (rivers(seed), level),
         };
         let layout = layout(tiles);
         let fine_node = NodeCoord::new(level, x, z);
@@ -279,6 +279,45 @@ proptest! {
             prop_assert_eq!(here.colors[a], there.colors[b]);
         }
     }
+}
+
+/// The last level with rivers carves them and the next shows the land before them: where a
+/// river's valley crosses the edge between the two, the finer node follows the coarser one's
+/// bare edge, so they still meet exactly.
+#[test]
+fn the_last_level_with_rivers_meets_the_first_without_them_exactly() {
+    let generator = rivers(42);
+    let layout = layout(64);
+    let level = (0..NodeCoord::MAX_LEVEL)
+        .find(|&l| !generator.draws_rivers_at(l + 1, &layout))
+        .expect("coarse levels omit the rivers");
+    assert!(level > 0 && generator.draws_rivers_at(level, &layout));
+    let verts = 65;
+    let mut crossed = 0;
+    for x in (-6..6).map(|x| 2 * x) {
+        // Side 0 (west) of an even column meets the coarser node across it.
+        let fine_node = NodeCoord::new(level, x, 1);
+        let coarse_node = coarse_neighbour(fine_node, 0).expect("an even column");
+        let coarse = build(&generator, coarse_node, &layout, Stitch::NONE);
+        let carved = build(&generator, fine_node, &layout, Stitch::NONE);
+        let along = edge(0, verts);
+        let coarse_at = by_position(&coarse);
+        // Whether a river's valley crosses here: the carved edge leaves the bare one.
+        let differs = along.iter().any(|&k| {
+            let [x, y, z] = carved.world_position(k);
+            coarse_at
+                .get(&(x.to_bits(), z.to_bits()))
+                .is_some_and(|&c| coarse.world_position(c)[1] != y)
+        });
+        if differs {
+            crossed += 1;
+            let mut stitch = Stitch::NONE;
+            stitch.sides[0] = true;
+            let fine = build(&generator, fine_node, &layout, stitch);
+            assert_watertight(&fine, &coarse, 0);
+        }
+    }
+    assert!(crossed >= 3, "only {crossed} edges crossed by rivers");
 }
 
 /// Nodes build the same bytes on other threads.

@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::check::SettingsError;
 use crate::coords::{ChunkCoord, ChunkLayout, MeshStyle, NodeCoord, Stitch, clamp_coordinate};
-use crate::generator::{WorldGenerator, WorldSettings};
+use crate::generator::{Known, RiverDetail, WorldGenerator, WorldSettings};
 use crate::limits;
 use crate::regions::SiteCache;
 use crate::rivers::RiverPoint;
@@ -55,6 +55,19 @@ impl WorldGenerator {
             None,
             cancel,
         )
+    }
+
+    /// Whether nodes of `level` built with `layout` carve and draw the rivers
+    /// ([`crate::rivers`]): chunks, and nodes at most 32 river nodes wide (5,120 units at the
+    /// default spacing: levels 0 to 5 of the default layout). Coarser nodes show the land before
+    /// rivers: their vertices lie farther apart than the widest channel, and each could need a
+    /// river network of its own. A node of the last level with rivers follows a coarser
+    /// neighbour's bare edge where it is stitched to one, so the surfaces still meet exactly.
+    /// [`WorldGenerator::height_at`] and the other point queries always include the rivers.
+    #[must_use]
+    pub fn draws_rivers_at(&self, level: u8, layout: &ChunkLayout) -> bool {
+        let side = layout.chunk_size() * (1u64 << level.min(63)) as f64;
+        self.settings().rivers.drawn_on(side, level)
     }
 
     /// The heights of chunk `coord`'s vertex grid, bit for bit those of
@@ -449,8 +462,9 @@ pub(crate) fn build(
     );
     let vertex_index = |i: usize, j: usize| (j + reach) * side + i + reach;
     let verts = tiles as usize + 1;
+    let rivers = river_detail(generator, node.level, layout);
     let density = match given {
-        None => densities(generator, &xs, &zs, &cache, cancel)?,
+        None => densities(generator, &xs, &zs, &cache, rivers, cancel)?,
         Some(given) => {
             // Only the apron is left to sample.
             let on_grid = |k: usize| {
@@ -460,7 +474,7 @@ pub(crate) fn build(
             let apron: Vec<usize> = (0..xs.len()).filter(|&k| !on_grid(k)).collect();
             let ax = Scratch::collect(apron.iter().map(|&k| xs[k]));
             let az = Scratch::collect(apron.iter().map(|&k| zs[k]));
-            let sampled = densities(generator, &ax, &az, &cache, cancel)?;
+            let sampled = densities(generator, &ax, &az, &cache, rivers, cancel)?;
             let mut density = Scratch::zeroed(xs.len());
             for (&k, &d) in apron.iter().zip(sampled.iter()) {
                 density[k] = d;
@@ -471,9 +485,33 @@ pub(crate) fn build(
             density
         }
     };
+    let edges = StitchedEdges::new(stitch, verts);
+    // The last level with rivers meets a coarser neighbour without them: its vertices on the
+    // shared edges, and the heights their normals read, are the bare land.
+    let bare = if rivers == RiverDetail::Carved
+        && !stitch.is_none()
+        && river_detail(generator, node.level + 1, layout) == RiverDetail::Omitted
+    {
+        Some(densities(
+            generator,
+            &xs,
+            &zs,
+            &cache,
+            RiverDetail::Omitted,
+            cancel,
+        )?)
+    } else {
+        None
+    };
+    // The heights around vertex `(i, j)`: the coarse neighbour's where it is one of its vertices.
+    let field = |i: usize, j: usize| match &bare {
+        Some(bare) if edges.coarse(i, j) => bare,
+        _ => &density,
+    };
+    let vertex_density = |i: usize, j: usize| field(i, j)[vertex_index(i, j)];
     cancelled()?;
     let height_scale = generator.settings().terrain.height_scale;
-    let height = |i: usize, j: usize| density[vertex_index(i, j)] * height_scale;
+    let height = |i: usize, j: usize| vertex_density(i, j) * height_scale;
 
     let heights = HeightGrid {
         origin,
@@ -517,24 +555,38 @@ pub(crate) fn build(
     // Central differences `step` grid points either way: one for the node's own spacing, two for
     // a coarser neighbour's.
     let normal_with = |i: usize, j: usize, step: usize| {
-        let k = vertex_index(i, j);
+        let (k, density) = (vertex_index(i, j), field(i, j));
         let dx = (density[k - step] - density[k + step]) * height_scale;
         let dz = (density[k - step * side] - density[k + step * side]) * height_scale;
         normalize([dx, 2.0 * ts * step as f64, dz])
     };
-    let edges = StitchedEdges::new(stitch, verts);
     let normal_at = |i: usize, j: usize| normal_with(i, j, if edges.coarse(i, j) { 2 } else { 1 });
 
     match layout.style {
         MeshStyle::Smooth => {
-            let picks = || (0..verts).flat_map(|j| (0..verts).map(move |i| vertex_index(i, j)));
-            let vx = Scratch::collect(picks().map(|k| xs[k]));
-            let vz = Scratch::collect(picks().map(|k| zs[k]));
-            let vd = Scratch::collect(picks().map(|k| density[k]));
-            let mut rivers = Vec::with_capacity(verts * verts);
-            generator.visit_samples(&vx, &vz, &vd, &cache, None, |k, sample| {
+            let grid = || (0..verts).flat_map(|j| (0..verts).map(move |i| (i, j)));
+            let vx = Scratch::collect(grid().map(|(i, j)| xs[vertex_index(i, j)]));
+            let vz = Scratch::collect(grid().map(|(i, j)| zs[vertex_index(i, j)]));
+            let vd = Scratch::collect(grid().map(|(i, j)| vertex_density(i, j)));
+            let mut rivers = match rivers {
+                RiverDetail::Carved => generator.river_points(&vx, &vz, &vd),
+                RiverDetail::Omitted => None,
+            }
+            .unwrap_or_else(|| vec![RiverPoint::DRY; vx.len()]);
+            if bare.is_some() {
+                for (k, (i, j)) in grid().enumerate() {
+                    if edges.coarse(i, j) {
+                        rivers[k] = RiverPoint::DRY;
+                    }
+                }
+            }
+            let known = Known {
+                density: &vd,
+                shifts: None,
+                rivers: Some(&rivers),
+            };
+            generator.visit_samples(&vx, &vz, &known, &cache, |k, sample| {
                 let (i, j) = (k % verts, k / verts);
-                rivers.push(sample.river);
                 chunk.push_vertex(
                     [
                         (i as f64 * ts) as f32,
@@ -566,11 +618,20 @@ pub(crate) fn build(
             let cz =
                 Scratch::collect((0..n * n).map(|k| world(first[1] + (k / n) as i64) + ts / 2.0));
             let mut centre_density = Scratch::zeroed(cx.len());
-            generator.terrain_values(&cx, &cz, &cache, &mut centre_density);
+            generator.terrain_values(&cx, &cz, &cache, rivers, &mut centre_density);
+            let rivers = match rivers {
+                RiverDetail::Carved => generator.river_points(&cx, &cz, &centre_density),
+                RiverDetail::Omitted => None,
+            };
+            let known = Known {
+                density: &centre_density,
+                shifts: None,
+                rivers: rivers.as_deref(),
+            };
             // A corner on a stitched edge takes the coarse edge's height there.
             let corner_height = |a: usize, b: usize| edges.height(a, b, &height);
             let mut water = WaterMesh::default();
-            generator.visit_samples(&cx, &cz, &centre_density, &cache, None, |k, sample| {
+            generator.visit_samples(&cx, &cz, &known, &cache, |k, sample| {
                 let (i, j) = (k % n, k / n);
                 let corners = [(i, j), (i + 1, j), (i, j + 1), (i + 1, j + 1)];
                 // A tile whose centre lies under a river carries a flat square of its water.
@@ -602,6 +663,15 @@ pub(crate) fn build(
     Ok(chunk)
 }
 
+/// How nodes of `level` read the rivers ([`WorldGenerator::draws_rivers_at`]).
+fn river_detail(generator: &WorldGenerator, level: u8, layout: &ChunkLayout) -> RiverDetail {
+    if generator.draws_rivers_at(level, layout) {
+        RiverDetail::Carved
+    } else {
+        RiverDetail::Omitted
+    }
+}
+
 /// Whether `generator`'s world builds `node` with `layout` at all.
 fn check_node(
     generator: &WorldGenerator,
@@ -626,6 +696,7 @@ fn densities(
     xs: &[f64],
     zs: &[f64],
     cache: &SiteCache,
+    rivers: RiverDetail,
     cancel: &AtomicBool,
 ) -> Result<Scratch, ChunkError> {
     let mut density = Scratch::zeroed(xs.len());
@@ -639,6 +710,7 @@ fn densities(
             &xs[start..end],
             &zs[start..end],
             cache,
+            rivers,
             &mut density[start..end],
         );
     }
@@ -672,7 +744,8 @@ pub(crate) fn density(
         far[1],
         SITE_MARGIN,
     );
-    let density = densities(generator, &xs, &zs, &cache, cancel)?;
+    let rivers = river_detail(generator, node.level, layout);
+    let density = densities(generator, &xs, &zs, &cache, rivers, cancel)?;
     Ok(NodeDensity {
         node,
         layout: *layout,

@@ -234,17 +234,19 @@ impl WorldGenerator {
     }
 
     /// The terrain at every `(xs[k], zs[k])` (inside [`crate::limits::COORDINATE`]), written to
-    /// `out`: the density stack's values with the batch paths, with the rivers carved in.
+    /// `out`: the density stack's values with the batch paths, with the rivers carved in unless
+    /// `rivers` omits them.
     pub(crate) fn terrain_values(
         &self,
         xs: &[f64],
         zs: &[f64],
         sites: &dyn Sites,
+        rivers: RiverDetail,
         out: &mut [f64],
     ) {
         self.terrain.density.values(xs, zs, sites, out);
-        if let Some(rivers) = &self.rivers {
-            rivers.carve(&self.terrain, xs, zs, out);
+        if let (Some(network), RiverDetail::Carved) = (&self.rivers, rivers) {
+            network.carve(&self.terrain, xs, zs, out);
         }
     }
 
@@ -662,7 +664,7 @@ impl WorldGenerator {
     /// [`WorldGenerator::sample`] at each point (the points must lie in [`crate::limits::COORDINATE`]).
     pub(crate) fn samples(&self, xs: &[f64], zs: &[f64], cache: &SiteCache) -> Vec<Sample> {
         let mut density = Scratch::zeroed(xs.len());
-        self.terrain_values(xs, zs, cache, &mut density);
+        self.terrain_values(xs, zs, cache, RiverDetail::Carved, &mut density);
         self.samples_with_density(xs, zs, &density, cache)
     }
 
@@ -676,28 +678,32 @@ impl WorldGenerator {
     ) -> Vec<Sample> {
         let mut out = Vec::with_capacity(xs.len());
         let shifts = self.terrain.moisture_shifts(xs, zs, density);
-        self.visit_samples(xs, zs, density, cache, shifts.as_deref(), |_, sample| {
-            out.push(sample);
-        });
+        let rivers = self.river_points(xs, zs, density);
+        let known = Known {
+            density,
+            shifts: shifts.as_deref(),
+            rivers: rivers.as_deref(),
+        };
+        self.visit_samples(xs, zs, &known, cache, |_, sample| out.push(sample));
         out
     }
 
     /// Hands the sample of every point, in order, to `visit` (point index, sample): what
     /// [`WorldGenerator::samples_with_density`] collects, without holding them all at once.
-    /// `shifts` are the points' rain-shadow moisture shifts ([`WorldGenerator::moisture_shift`]),
-    /// or `None` for callers that read no moisture: chunk builds, whose colours and trees take
-    /// moisture from their regions' sites, where it is exact.
     pub(crate) fn visit_samples(
         &self,
         xs: &[f64],
         zs: &[f64],
-        density: &[f64],
+        known: &Known<'_>,
         cache: &SiteCache,
-        shifts: Option<&[f64]>,
         mut visit: impl FnMut(usize, Sample),
     ) {
+        let Known {
+            density,
+            shifts,
+            rivers,
+        } = *known;
         let batch = self.batch_noise(xs, zs);
-        let rivers = self.river_points(xs, zs, density);
         let mut biomes = RegionBiomes::new(cache);
         let mut nearest = NearestTwoRun::new(cache);
         let (mut pairs, mut regions) = (Vec::new(), Vec::new());
@@ -719,7 +725,7 @@ impl WorldGenerator {
                     heat: batch.heat[k],
                     wet: shifts.map_or(batch.wet[k], |shifts| batch.wet[k] + shifts[k]),
                 };
-                let river = rivers.as_ref().map_or(RiverPoint::DRY, |r| r[k]);
+                let river = rivers.map_or(RiverPoint::DRY, |r| r[k]);
                 visit(k, self.finish(noise, pair, [found[0], found[1]], river));
             }
         }
@@ -757,7 +763,7 @@ impl WorldGenerator {
             sz.extend_from_slice(&[z, z, clamp_coordinate(z + SLOPE_STEP)]);
         }
         let mut density = Scratch::zeroed(sx.len());
-        self.terrain_values(&sx, &sz, cache, &mut density);
+        self.terrain_values(&sx, &sz, cache, RiverDetail::Carved, &mut density);
         let rivers = self.river_points(&sx, &sz, &density);
         let height_scale = self.settings.terrain.height_scale;
         let max_gradient = crate::math::tan(max_slope_degrees.to_radians());
@@ -791,6 +797,28 @@ impl WorldGenerator {
             })
             .collect()
     }
+}
+
+/// Whether a read of the terrain carves the rivers in: nodes coarser than rivers are drawn on
+/// ([`WorldGenerator::draws_rivers_at`]) read the land before them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum RiverDetail {
+    Carved,
+    Omitted,
+}
+
+/// What a caller of [`WorldGenerator::visit_samples`] knows at its points already.
+#[derive(Clone, Copy)]
+pub(crate) struct Known<'a> {
+    /// The terrain (density units).
+    pub(crate) density: &'a [f64],
+    /// The rain shadow's moisture shifts ([`WorldGenerator::moisture_shift`]), or `None` for
+    /// callers that read no moisture: node builds, whose colours and trees take moisture from
+    /// their regions' sites, where it is exact.
+    pub(crate) shifts: Option<&'a [f64]>,
+    /// The rivers there, or `None` where none is read (no rivers, or a node coarser than they
+    /// are drawn on): every point dry.
+    pub(crate) rivers: Option<&'a [RiverPoint]>,
 }
 
 /// [`WorldGenerator::batch_noise`]'s answers: climate noise and wobbled lookup points.

@@ -29,6 +29,10 @@
 //! nodes of it, and their courses on nodes within twice that: a fixed neighbourhood. The nodes
 //! and the rivers near them are computed for square tiles of nodes and kept in a cache the
 //! world's clones share; the cache only saves work (a tile is the same whoever computes it).
+//!
+//! **Levels of detail.** Nodes at most two tiles wide carve and draw the rivers; coarser ones,
+//! whose vertices lie farther apart than any channel, show the land before them
+//! ([`crate::WorldGenerator::draws_rivers_at`]), so no node reads more than a few tiles.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -1142,6 +1146,14 @@ const NEIGHBOURS: [(i64, i64); 8] = [
 ];
 
 impl RiverSettings {
+    /// Whether rivers are carved and drawn on a level-of-detail node `side` world units wide
+    /// (a chunk always): one at most two tiles of nodes wide reads a few tiles' networks, where
+    /// a wider one's vertices could each need a tile of their own, and its channels are
+    /// narrower than its vertex spacing.
+    pub(crate) fn drawn_on(&self, side: f64, level: u8) -> bool {
+        self.enabled && (level == 0 || side <= 2.0 * TILE as f64 * self.spacing)
+    }
+
     pub(crate) fn check(&self, check: &Check) -> Checked {
         check.range("spacing", self.spacing, &limits::RIVER_SPACING)?;
         check.range("springs", self.springs, &limits::RIVER_SPRINGS)?;
