@@ -7,6 +7,9 @@
     reason = "tests measure the world with the platform's functions; they make none of its values"
 )]
 
+mod counting;
+
+use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use biome_core::density::{
@@ -15,9 +18,11 @@ use biome_core::density::{
 };
 use biome_core::limits;
 use biome_core::scatter::ScatterKind;
-use biome_core::{ChunkCoord, ChunkData, ChunkLayout, MeshStyle};
+use biome_core::{ChunkCoord, ChunkData, ChunkLayout, MeshStyle, NodeCoord, Stitch};
 use biome_core::{WorldGenerator, WorldSettings};
 use proptest::prelude::*;
+
+use counting::peak_of;
 
 /// Uniform in `ln(low)..ln(high)`: frequencies and sizes spread over their decades.
 fn log_range(low: f64, high: f64) -> impl Strategy<Value = f64> {
@@ -205,6 +210,63 @@ fn settings() -> impl Strategy<Value = WorldSettings> {
         })
 }
 
+/// [`settings`] with the extensions on: rivers (every field within its range and the limits
+/// between them), a rain shadow of up to 32 steps, and regions as small as validation allows.
+fn settings_with_extensions() -> impl Strategy<Value = WorldSettings> {
+    (
+        settings(),
+        (
+            log_range(16.0, 4096.0),
+            0.0..=1.0f64,
+            log_range(1.0, 10_000.0),
+            0.0..=1.0f64,
+            1u32..=64,
+        ),
+        (
+            0.0..=1.0f64,
+            log_range(0.05, 100.0),
+            0.0..=1.0f64,
+            0.0..=1.0f64,
+            log_range(0.05, 10.0),
+            0.0..=50.0f64,
+            0.0..=0.45f64,
+        ),
+        (
+            0.0..=4.0f64,
+            -360.0..=360.0f64,
+            log_range(1.0, 100_000.0),
+            1u32..=32,
+        ),
+        prop_oneof![Just(None), log_range(8.0, 64.0).prop_map(Some)],
+    )
+        .prop_map(
+            |(mut s, (spacing, springs, spring_height, dry, length), shape, shadow, cells)| {
+                let r = &mut s.rivers;
+                r.enabled = true;
+                (
+                    r.spacing,
+                    r.springs,
+                    r.spring_height,
+                    r.dry_moisture,
+                    r.max_length,
+                ) = (spacing, springs, spring_height, dry, length);
+                let (width, depth, lake, valley, slope, bank, meander) = shape;
+                let within = |t: f64, low: f64, high: f64| low + t * (high - low);
+                r.width = within(width, 0.5, (spacing / 8.0).min(200.0));
+                r.depth = depth;
+                r.lake_radius = within(lake, 1.0, (spacing / 4.0).min(1000.0));
+                r.valley_width = within(valley, 1.0, (4.0 * spacing).min(2000.0));
+                (r.valley_slope, r.bank_height, r.meander) = (slope, bank, meander);
+                let shade = &mut s.climate.rain_shadow;
+                (shade.strength, shade.wind_degrees, shade.reach, shade.steps) = shadow;
+                if let Some(cell_size) = cells {
+                    s.regions.cell_size = cell_size;
+                }
+                s
+            },
+        )
+}
+
 /// Small random layouts with exact tile sizes (multiples of 1/64 from 1/16 to 32).
 fn layout() -> impl Strategy<Value = ChunkLayout> {
     (1u32..=24, 4u32..=2048, any::<bool>()).prop_map(|(tiles, steps, flat)| ChunkLayout {
@@ -274,6 +336,56 @@ fn build_checked(settings: &WorldSettings, layout: &ChunkLayout, coord: ChunkCoo
                 object.scale.is_finite() && object.yaw.is_finite(),
                 "{object:?}"
             );
+        }
+    }
+}
+
+/// The most time a node build or a 48 m scatter may take under any valid settings (optimised
+/// test builds, one core).
+const BUILD_TIME: Duration = Duration::from_secs(1);
+/// The most memory one may hold at once: a node's grids and caches, and the river tiles it reads.
+const BUILD_BYTES: usize = 64 << 20;
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    /// The rule behind issue 22: every valid setting with the extensions on builds a node of
+    /// any level, stitched or not, and scatters every kind over a 48 m square, each within
+    /// [`BUILD_TIME`] and [`BUILD_BYTES`].
+    #[test]
+    fn valid_settings_with_the_extensions_build_every_level_within_bounds(
+        settings in settings_with_extensions(),
+        level in 0u8..=NodeCoord::MAX_LEVEL,
+        x in -40i32..40,
+        z in -40i32..40,
+        stitched in any::<bool>(),
+    ) {
+        prop_assume!(settings.validate().is_ok());
+        let layout = ChunkLayout::default();
+        let settings = with_tree_spacing_for(settings, &layout);
+        layout.validate_with(&settings).unwrap();
+        let world = WorldGenerator::new(settings).expect("validated");
+        let stitch = Stitch {
+            sides: [stitched, false, stitched, false],
+            corners: [false; 4],
+        };
+        let started = Instant::now();
+        let (node, bytes) = peak_of(|| {
+            world.build_node(NodeCoord::new(level, x, z), &layout, stitch, &AtomicBool::new(false))
+        });
+        let took = started.elapsed();
+        prop_assert!(node.is_ok(), "{node:?}");
+        prop_assert!(took < BUILD_TIME, "level {level}: {took:?}");
+        prop_assert!(bytes < BUILD_BYTES, "level {level}: {bytes} bytes");
+        let origin = [f64::from(x) * 128.0, f64::from(z) * 128.0];
+        for kind in ScatterKind::ALL {
+            let started = Instant::now();
+            let corner = [origin[0] + 48.0, origin[1] + 48.0];
+            let (objects, bytes) = peak_of(|| world.scatter_in_rect(kind, origin, corner));
+            let took = started.elapsed();
+            prop_assert!(objects.is_ok(), "{objects:?}");
+            prop_assert!(took < BUILD_TIME, "{kind:?}: {took:?}");
+            prop_assert!(bytes < BUILD_BYTES, "{kind:?}: {bytes} bytes");
         }
     }
 }
