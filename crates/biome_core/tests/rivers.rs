@@ -293,3 +293,143 @@ fn rivers_under_a_rain_shadow_keep_their_bits() {
         "rivers under a rain shadow changed"
     );
 }
+
+/// How much of the rivers the queries call water the meshes of `level` draw: every metre along
+/// the centre lines of the courses rising in a 3 km square where [`WorldGenerator::river_water_at`]
+/// has water, the node of `level` holding the point (unstitched) is built, and the point counts
+/// as drawn when a water triangle of the node covers it above the terrain triangle under it
+/// (both interpolated as the GPU does). Returns (wet points, drawn points).
+fn drawn_share(world: &WorldGenerator, layout: &ChunkLayout, level: u8) -> (u32, u32) {
+    use biome_core::{NodeCoord, Stitch};
+    use std::collections::HashSet;
+    use std::sync::atomic::AtomicBool;
+
+    struct Drawn {
+        origin: [f64; 2],
+        heights: Vec<f32>,
+        water: HashMap<[i64; 2], f32>,
+        triangles: HashSet<[[i64; 2]; 3]>,
+    }
+    let ts = layout.tile_size * f64::from(1u32 << level);
+    let side = f64::from(layout.tiles) * ts;
+    let verts = layout.tiles as usize + 1;
+    let mut nodes: HashMap<[i32; 2], Drawn> = HashMap::new();
+    let (mut wet, mut drawn) = (0, 0);
+    for course in world.river_courses([-1500.0, -1500.0], [1500.0, 1500.0]) {
+        for pair in course.points.windows(2) {
+            let [a, b] = [pair[0], pair[1]];
+            let steps = ((b[0] - a[0]).hypot(b[1] - a[1])).ceil().max(1.0) as u32;
+            for s in 0..steps {
+                let t = f64::from(s) / f64::from(steps);
+                let p = [a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t];
+                if world.river_water_at(p[0], p[1]).is_none() {
+                    continue;
+                }
+                wet += 1;
+                let key = [(p[0] / side).floor() as i32, (p[1] / side).floor() as i32];
+                let node = nodes.entry(key).or_insert_with(|| {
+                    let chunk = world
+                        .build_node(
+                            NodeCoord::new(level, key[0], key[1]),
+                            layout,
+                            Stitch::NONE,
+                            &AtomicBool::new(false),
+                        )
+                        .expect("builds");
+                    let grid = |q: &[f32; 3]| {
+                        [
+                            (f64::from(q[0]) / ts).round() as i64,
+                            (f64::from(q[2]) / ts).round() as i64,
+                        ]
+                    };
+                    let mut triangles = HashSet::new();
+                    for t in chunk.river_water.indices.chunks(3) {
+                        let mut corners =
+                            [0, 1, 2].map(|c| grid(&chunk.river_water.positions[t[c] as usize]));
+                        corners.sort_unstable();
+                        triangles.insert(corners);
+                    }
+                    Drawn {
+                        origin: chunk.origin,
+                        heights: chunk.positions.iter().map(|q| q[1]).collect(),
+                        water: chunk
+                            .river_water
+                            .positions
+                            .iter()
+                            .map(|q| (grid(q), q[1]))
+                            .collect(),
+                        triangles,
+                    }
+                });
+                let (u, v) = ((p[0] - node.origin[0]) / ts, (p[1] - node.origin[1]) / ts);
+                let (i, j) = (
+                    (u.floor() as i64).min(verts as i64 - 2),
+                    (v.floor() as i64).min(verts as i64 - 2),
+                );
+                let (fx, fz) = (u - i as f64, v - j as f64);
+                // The terrain's split: (i, j), (i, j + 1), (i + 1, j) below the diagonal.
+                let (corners, weights) = if fx + fz <= 1.0 {
+                    ([[i, j], [i, j + 1], [i + 1, j]], [1.0 - fx - fz, fz, fx])
+                } else {
+                    (
+                        [[i + 1, j + 1], [i, j + 1], [i + 1, j]],
+                        [fx + fz - 1.0, 1.0 - fx, 1.0 - fz],
+                    )
+                };
+                let mut key = corners;
+                key.sort_unstable();
+                if !node.triangles.contains(&key) {
+                    continue;
+                }
+                let at = |value: &dyn Fn([i64; 2]) -> f32| -> f64 {
+                    corners
+                        .iter()
+                        .zip(weights)
+                        .map(|(&c, w)| f64::from(value(c)) * w)
+                        .sum()
+                };
+                let ground = at(&|[i, j]| node.heights[j as usize * verts + i as usize]);
+                let water = at(&|c| node.water[&c]);
+                drawn += u32::from(water > ground);
+            }
+        }
+    }
+    (wet, drawn)
+}
+
+/// Where the queries call a river water, the meshes draw its water, however narrow the river:
+/// a node's vertex grid carves every channel at least one vertex spacing wide each side, so
+/// none falls between its vertices (before, 3.3% of these points were dry at full detail and
+/// all of them from level 3 on). What is left at full detail lies in steep cascades, where a
+/// course passes within a few metres of its own reach far above.
+#[test]
+fn rivers_the_queries_call_water_are_drawn_at_every_level_with_rivers() {
+    let world = rivers(42);
+    let layout = ChunkLayout::default();
+    let last = (0..=16u8)
+        .take_while(|&level| world.draws_rivers_at(level, &layout))
+        .last()
+        .expect("chunks draw rivers");
+    assert_eq!(last, 5, "the default layout draws rivers to level 5");
+    for level in 0..=last {
+        let (wet, drawn) = drawn_share(&world, &layout, level);
+        let missing = f64::from(wet - drawn) / f64::from(wet);
+        eprintln!(
+            "level {level}: {drawn} of {wet} wet centre-line points drawn ({:.2}% missing)",
+            100.0 * missing
+        );
+        assert!(wet > 5000, "only {wet} wet points");
+        // Level 5 widens channels only as far as their valleys let them, short of its 64 m
+        // spacing: about half its rivers show.
+        let most = match level {
+            0 => 0.005,
+            1..=4 => 0.05,
+            _ => 0.6,
+        };
+        assert!(
+            missing <= most,
+            "level {level}: {:.2}% of the water is not drawn",
+            100.0 * missing
+        );
+    }
+}

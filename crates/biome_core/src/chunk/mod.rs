@@ -63,7 +63,10 @@ impl WorldGenerator {
     /// rivers: their vertices lie farther apart than the widest channel, and each could need a
     /// river network of its own. A node of the last level with rivers follows a coarser
     /// neighbour's bare edge where it is stitched to one, so the surfaces still meet exactly.
-    /// [`WorldGenerator::height_at`] and the other point queries always include the rivers.
+    /// A node's vertex grid carves every channel at least one vertex spacing wide each side of
+    /// its centre line, so none falls between its vertices (as far as its valley lets it
+    /// widen). [`WorldGenerator::height_at`] and the other point queries always include the
+    /// rivers, as they are.
     #[must_use]
     pub fn draws_rivers_at(&self, level: u8, layout: &ChunkLayout) -> bool {
         let side = layout.chunk_size() * (1u64 << level.min(63)) as f64;
@@ -486,26 +489,35 @@ pub(crate) fn build(
         }
     };
     let edges = StitchedEdges::new(stitch, verts);
-    // The last level with rivers meets a coarser neighbour without them: its vertices on the
-    // shared edges, and the heights their normals read, are the bare land.
-    let bare = if rivers == RiverDetail::Carved
-        && !stitch.is_none()
-        && river_detail(generator, node.level + 1, layout) == RiverDetail::Omitted
-    {
-        Some(densities(
-            generator,
-            &xs,
-            &zs,
-            &cache,
-            RiverDetail::Omitted,
-            cancel,
-        )?)
+    // A coarser neighbour carves the rivers at its own spacing (or, past the last level with
+    // rivers, not at all): where this node's vertices are its vertices, they and the heights
+    // their normals read (two steps out) are read as it reads them.
+    let coarser = river_detail(generator, node.level + 1, layout);
+    let coarse_field = if rivers != coarser && !stitch.is_none() {
+        let mut read: Vec<usize> = (0..verts)
+            .flat_map(|j| (0..verts).map(move |i| (i, j)))
+            .filter(|&(i, j)| edges.coarse(i, j))
+            .flat_map(|(i, j)| {
+                let k = vertex_index(i, j);
+                [k, k - 2, k + 2, k - 2 * side, k + 2 * side]
+            })
+            .collect();
+        read.sort_unstable();
+        read.dedup();
+        let rx = Scratch::collect(read.iter().map(|&k| xs[k]));
+        let rz = Scratch::collect(read.iter().map(|&k| zs[k]));
+        let sampled = densities(generator, &rx, &rz, &cache, coarser, cancel)?;
+        let mut field = Scratch::collect(density.iter().copied());
+        for (&k, &d) in read.iter().zip(sampled.iter()) {
+            field[k] = d;
+        }
+        Some(field)
     } else {
         None
     };
     // The heights around vertex `(i, j)`: the coarse neighbour's where it is one of its vertices.
-    let field = |i: usize, j: usize| match &bare {
-        Some(bare) if edges.coarse(i, j) => bare,
+    let field = |i: usize, j: usize| match &coarse_field {
+        Some(coarse) if edges.coarse(i, j) => coarse,
         _ => &density,
     };
     let vertex_density = |i: usize, j: usize| field(i, j)[vertex_index(i, j)];
@@ -568,16 +580,20 @@ pub(crate) fn build(
             let vx = Scratch::collect(grid().map(|(i, j)| xs[vertex_index(i, j)]));
             let vz = Scratch::collect(grid().map(|(i, j)| zs[vertex_index(i, j)]));
             let vd = Scratch::collect(grid().map(|(i, j)| vertex_density(i, j)));
-            let mut rivers = match rivers {
-                RiverDetail::Carved => generator.river_points(&vx, &vz, &vd),
-                RiverDetail::Omitted => None,
-            }
-            .unwrap_or_else(|| vec![RiverPoint::DRY; vx.len()]);
-            if bare.is_some() {
-                for (k, (i, j)) in grid().enumerate() {
-                    if edges.coarse(i, j) {
-                        rivers[k] = RiverPoint::DRY;
-                    }
+            let mut rivers = generator
+                .river_points(&vx, &vz, &vd, rivers)
+                .unwrap_or_else(|| vec![RiverPoint::DRY; vx.len()]);
+            if coarse_field.is_some() {
+                let at: Vec<usize> = (grid().enumerate())
+                    .filter(|&(_, (i, j))| edges.coarse(i, j))
+                    .map(|(k, _)| k)
+                    .collect();
+                let pick = |values: &[f64]| Scratch::collect(at.iter().map(|&k| values[k]));
+                let coarse = generator
+                    .river_points(&pick(&vx), &pick(&vz), &pick(&vd), coarser)
+                    .unwrap_or_else(|| vec![RiverPoint::DRY; at.len()]);
+                for (&k, point) in at.iter().zip(coarse) {
+                    rivers[k] = point;
                 }
             }
             let known = Known {
@@ -619,10 +635,7 @@ pub(crate) fn build(
                 Scratch::collect((0..n * n).map(|k| world(first[1] + (k / n) as i64) + ts / 2.0));
             let mut centre_density = Scratch::zeroed(cx.len());
             generator.terrain_values(&cx, &cz, &cache, rivers, &mut centre_density);
-            let rivers = match rivers {
-                RiverDetail::Carved => generator.river_points(&cx, &cz, &centre_density),
-                RiverDetail::Omitted => None,
-            };
+            let rivers = generator.river_points(&cx, &cz, &centre_density, rivers);
             let known = Known {
                 density: &centre_density,
                 shifts: None,
@@ -663,10 +676,13 @@ pub(crate) fn build(
     Ok(chunk)
 }
 
-/// How nodes of `level` read the rivers ([`WorldGenerator::draws_rivers_at`]).
+/// How nodes of `level` read the rivers ([`WorldGenerator::draws_rivers_at`]): channels at
+/// least one vertex spacing wide each side, so none falls between vertices.
 fn river_detail(generator: &WorldGenerator, level: u8, layout: &ChunkLayout) -> RiverDetail {
     if generator.draws_rivers_at(level, layout) {
-        RiverDetail::Carved
+        RiverDetail::Carved {
+            min_half_width: layout.tile_size * (1u64 << level.min(63)) as f64,
+        }
     } else {
         RiverDetail::Omitted
     }

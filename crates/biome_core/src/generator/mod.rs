@@ -228,7 +228,7 @@ impl WorldGenerator {
     fn terrain_value(&self, x: f64, z: f64) -> f64 {
         let mut value = [self.terrain.density.value(x, z, &self.terrain.regions)];
         if let Some(rivers) = &self.rivers {
-            rivers.carve(&self.terrain, &[x], &[z], &mut value);
+            rivers.carve(&self.terrain, &[x], &[z], 0.0, &mut value);
         }
         value[0]
     }
@@ -245,28 +245,33 @@ impl WorldGenerator {
         out: &mut [f64],
     ) {
         self.terrain.density.values(xs, zs, sites, out);
-        if let (Some(network), RiverDetail::Carved) = (&self.rivers, rivers) {
-            network.carve(&self.terrain, xs, zs, out);
+        if let (Some(network), RiverDetail::Carved { min_half_width }) = (&self.rivers, rivers) {
+            network.carve(&self.terrain, xs, zs, min_half_width, out);
         }
     }
 
-    /// What the rivers are at every `(xs[k], zs[k])` whose terrain is `terrain[k]`; `None`
-    /// without rivers (every point [`RiverPoint::DRY`]).
+    /// What the rivers are at every `(xs[k], zs[k])` whose terrain, read with `rivers`, is
+    /// `terrain[k]`; `None` without rivers or where `rivers` omits them (every point
+    /// [`RiverPoint::DRY`]).
     pub(crate) fn river_points(
         &self,
         xs: &[f64],
         zs: &[f64],
         terrain: &[f64],
+        rivers: RiverDetail,
     ) -> Option<Vec<RiverPoint>> {
-        let rivers = self.rivers.as_ref()?;
+        let RiverDetail::Carved { min_half_width } = rivers else {
+            return None;
+        };
+        let network = self.rivers.as_ref()?;
         let mut out = vec![RiverPoint::DRY; xs.len()];
-        rivers.points(&self.terrain, xs, zs, terrain, &mut out);
+        network.points(&self.terrain, xs, zs, terrain, min_half_width, &mut out);
         Some(out)
     }
 
     /// [`WorldGenerator::river_points`] at one point.
     fn river_point(&self, x: f64, z: f64, terrain: f64) -> RiverPoint {
-        self.river_points(&[x], &[z], &[terrain])
+        self.river_points(&[x], &[z], &[terrain], RiverDetail::FIELD)
             .map_or(RiverPoint::DRY, |points| points[0])
     }
 
@@ -664,7 +669,7 @@ impl WorldGenerator {
     /// [`WorldGenerator::sample`] at each point (the points must lie in [`crate::limits::COORDINATE`]).
     pub(crate) fn samples(&self, xs: &[f64], zs: &[f64], cache: &SiteCache) -> Vec<Sample> {
         let mut density = Scratch::zeroed(xs.len());
-        self.terrain_values(xs, zs, cache, RiverDetail::Carved, &mut density);
+        self.terrain_values(xs, zs, cache, RiverDetail::FIELD, &mut density);
         self.samples_with_density(xs, zs, &density, cache)
     }
 
@@ -678,7 +683,7 @@ impl WorldGenerator {
     ) -> Vec<Sample> {
         let mut out = Vec::with_capacity(xs.len());
         let shifts = self.terrain.moisture_shifts(xs, zs, density);
-        let rivers = self.river_points(xs, zs, density);
+        let rivers = self.river_points(xs, zs, density, RiverDetail::FIELD);
         let known = Known {
             density,
             shifts: shifts.as_deref(),
@@ -763,8 +768,8 @@ impl WorldGenerator {
             sz.extend_from_slice(&[z, z, clamp_coordinate(z + SLOPE_STEP)]);
         }
         let mut density = Scratch::zeroed(sx.len());
-        self.terrain_values(&sx, &sz, cache, RiverDetail::Carved, &mut density);
-        let rivers = self.river_points(&sx, &sz, &density);
+        self.terrain_values(&sx, &sz, cache, RiverDetail::FIELD, &mut density);
+        let rivers = self.river_points(&sx, &sz, &density, RiverDetail::FIELD);
         let height_scale = self.settings.terrain.height_scale;
         let max_gradient = crate::math::tan(max_slope_degrees.to_radians());
         let beach = self.settings.surface.beach;
@@ -799,12 +804,23 @@ impl WorldGenerator {
     }
 }
 
-/// Whether a read of the terrain carves the rivers in: nodes coarser than rivers are drawn on
+/// How a read of the terrain carves the rivers in: nodes coarser than rivers are drawn on
 /// ([`WorldGenerator::draws_rivers_at`]) read the land before them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum RiverDetail {
-    Carved,
+    /// Carved, every channel at least `min_half_width` wide each side of its centre line: a
+    /// vertex grid's spacing, so no channel falls between its vertices.
+    Carved {
+        min_half_width: f64,
+    },
     Omitted,
+}
+
+impl RiverDetail {
+    /// The rivers as they are: what the point queries read.
+    pub(crate) const FIELD: Self = Self::Carved {
+        min_half_width: 0.0,
+    };
 }
 
 /// What a caller of [`WorldGenerator::visit_samples`] knows at its points already.

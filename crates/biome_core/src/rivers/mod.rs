@@ -32,7 +32,10 @@
 //!
 //! **Levels of detail.** Nodes at most two tiles wide carve and draw the rivers; coarser ones,
 //! whose vertices lie farther apart than any channel, show the land before them
-//! ([`crate::WorldGenerator::draws_rivers_at`]), so no node reads more than a few tiles.
+//! ([`crate::WorldGenerator::draws_rivers_at`]), so no node reads more than a few tiles. A
+//! node's vertex grid carves every channel at least one vertex spacing wide each side of its
+//! centre line, so none falls between its vertices: a stream narrower than that is drawn that
+//! wide (the point queries read the rivers as they are).
 
 use std::collections::HashMap;
 use std::fmt;
@@ -137,7 +140,7 @@ pub struct RiverPoint {
     /// below that surface (the lowest, where channels meet).
     pub water: Option<f64>,
     /// The water surface of the channel or lake within one half width of the point, world
-    /// units (the lowest, where channels meet), whether or not the ground here is below it:
+    /// units (the nearest, where channels meet), whether or not the ground here is below it:
     /// renderers draw water over the points that have one, up to the banks.
     pub surface: Option<f64>,
     /// How much of a river bank the point is, 0 to 1 (1 at the water's edge), for colours.
@@ -154,8 +157,9 @@ impl RiverPoint {
 }
 
 /// Every element near a point, summed up: the lowest ceiling and highest floor, how far inside a
-/// channel it is, the water over it and near it (density units), and how near a water's edge
-/// it is (in half widths).
+/// channel it is, the water over it (density units), the level of the nearest water within one
+/// half width of its edge and how far that edge is (negative inside), and how near a water's
+/// edge it is (in half widths).
 struct Survey {
     /// The lowest channel bed kept from other valleys' walls.
     bed: f64,
@@ -164,6 +168,7 @@ struct Survey {
     inside: f64,
     water: f64,
     level: f64,
+    shore: f64,
     edge: f64,
 }
 
@@ -336,6 +341,17 @@ impl Params {
             half_width,
             depth,
             reach: half_width + self.settings.valley_width,
+        }
+    }
+
+    /// `e` with its channel at least `min_half_width` wide each side of its centre line, as far
+    /// as its valley lets it widen (to where its walls begin to give way to the ground, so its
+    /// reach and its end stay as they were). A vertex grid carves rivers so: a channel narrower
+    /// than the grid's spacing could fall between its vertices and never be drawn.
+    fn drawn(&self, e: &Element, min_half_width: f64) -> Element {
+        Element {
+            half_width: e.half_width.max(min_half_width.min(e.reach - self.fade)),
+            ..*e
         }
     }
 
@@ -989,10 +1005,18 @@ impl Rivers {
     }
 
     /// Carves the rivers into `density`: the terrain at `(xs[k], zs[k])` before rivers, in
-    /// density units.
-    pub(crate) fn carve(&self, terrain: &Terrain, xs: &[f64], zs: &[f64], density: &mut [f64]) {
+    /// density units, every channel at least `min_half_width` wide each side of its centre line
+    /// ([`Params::drawn`]; 0 carves the rivers as they are).
+    pub(crate) fn carve(
+        &self,
+        terrain: &Terrain,
+        xs: &[f64],
+        zs: &[f64],
+        min_half_width: f64,
+        density: &mut [f64],
+    ) {
         self.each_point(terrain, xs, zs, |k, tile| {
-            let survey = self.survey(tile, [xs[k], zs[k]], density[k]);
+            let survey = self.survey(tile, [xs[k], zs[k]], density[k], min_half_width);
             if survey.ceiling < f64::INFINITY {
                 // Another river's valley wall does not cut into a channel's bed (where a course
                 // bends back past its own lower reach, say); where channels meet, the lowest bed
@@ -1013,20 +1037,21 @@ impl Rivers {
         });
     }
 
-    /// What the rivers are at `(xs[k], zs[k])`, where the carved terrain is `carved[k]`
-    /// (density units), written to `out`.
+    /// What the rivers are at `(xs[k], zs[k])`, where the terrain carved with `min_half_width`
+    /// ([`Rivers::carve`]) is `carved[k]` (density units), written to `out`.
     pub(crate) fn points(
         &self,
         terrain: &Terrain,
         xs: &[f64],
         zs: &[f64],
         carved: &[f64],
+        min_half_width: f64,
         out: &mut [RiverPoint],
     ) {
         let scale = self.params.height_scale;
         let limit = self.params.limit;
         self.each_point(terrain, xs, zs, |k, tile| {
-            let survey = self.survey(tile, [xs[k], zs[k]], carved[k]);
+            let survey = self.survey(tile, [xs[k], zs[k]], carved[k], min_half_width);
             out[k] = RiverPoint {
                 water: (survey.water < f64::INFINITY && carved[k] < survey.water)
                     .then_some(survey.water.clamp(-limit, limit) * scale),
@@ -1037,9 +1062,10 @@ impl Rivers {
         });
     }
 
-    /// Every element near `p`, where the ground is `ground`, summed up.
+    /// Every element near `p`, where the ground is `ground`, summed up, channels at least
+    /// `min_half_width` wide each side.
     #[inline]
-    fn survey(&self, tile: &RiverTile, p: [f64; 2], ground: f64) -> Survey {
+    fn survey(&self, tile: &RiverTile, p: [f64; 2], ground: f64, min_half_width: f64) -> Survey {
         let mut survey = Survey {
             bed: f64::INFINITY,
             ceiling: f64::INFINITY,
@@ -1047,6 +1073,7 @@ impl Rivers {
             inside: 0.0,
             water: f64::INFINITY,
             level: f64::INFINITY,
+            shore: f64::INFINITY,
             edge: f64::INFINITY,
         };
         for e in tile.near(p) {
@@ -1054,6 +1081,13 @@ impl Rivers {
             if d >= e.reach {
                 continue;
             }
+            let drawn;
+            let e = if e.half_width < min_half_width {
+                drawn = self.params.drawn(e, min_half_width);
+                &drawn
+            } else {
+                e
+            };
             let shape = self.params.shape(e, d, w, ground);
             survey.ceiling = survey.ceiling.min(shape.ceiling);
             survey.floor = survey.floor.max(shape.floor);
@@ -1063,7 +1097,13 @@ impl Rivers {
                 survey.water = survey.water.min(w);
             }
             if d < 2.0 * e.half_width {
-                survey.level = survey.level.min(w);
+                // The nearest water's, not the lowest: along a steep stretch the lowest would be
+                // the water downstream, below the channel's bed here.
+                let shore = d - e.half_width;
+                if shore < survey.shore {
+                    survey.shore = shore;
+                    survey.level = w;
+                }
             }
             survey.edge = survey.edge.min((d - e.half_width).abs() / e.half_width);
         }
