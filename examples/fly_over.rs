@@ -1,11 +1,12 @@
 //! Fly over an endless biome world.
 //!
 //! ```text
-//! cargo run --example fly_over -- [--seed N] [--preset NAME|FILE.ron] [--horizon METRES] [--screenshot PATH] [--panel open|closed]
+//! cargo run --example fly_over -- [--seed N] [--preset NAME|FILE.ron] [--horizon METRES] [--at X,Z] [--screenshot PATH] [--panel open|closed]
 //! ```
 //!
 //! The terrain reaches the horizon (8 km unless `--horizon` says otherwise) in levels of detail,
-//! and the fog follows the horizon, also when the panel changes it.
+//! and the fog follows the horizon, also when the panel changes it. The flight starts over the
+//! land nearest the origin, or nearest `--at X,Z`.
 //!
 //! The camera glides over the terrain on its own. W/A/S/D (Space up, Shift down, Ctrl faster) and
 //! the mouse with the right button held take over; Tab gives control back to the autopilot. F1
@@ -26,8 +27,9 @@ mod scenery;
 mod screenshot;
 #[path = "support/world_args.rs"]
 mod world_args;
-use scenery::{ScenePlugin, horizon_view, land_near_origin, world_window};
+use scenery::{ScenePlugin, horizon_view, land_near, world_window};
 use screenshot::{ScreenshotPlugin, ScreenshotRequest};
+use world_args::StartNear;
 
 fn main() -> ExitCode {
     let args = match world_args::parse("fly_over") {
@@ -41,6 +43,7 @@ fn main() -> ExitCode {
     let mut app = App::new();
     app.insert_resource(args.settings)
         .insert_resource(args.streaming)
+        .insert_resource(args.start)
         .add_plugins(world_window("bevy_biome_world: fly over"))
         .add_plugins((BiomeWorldPlugin, ScenePlugin))
         .insert_resource(Flight::default())
@@ -101,9 +104,14 @@ impl Default for Flight {
 const CLEARANCE: f32 = 55.0;
 const CRUISE_SPEED: f32 = 45.0;
 
-fn setup(mut commands: Commands, biome_world: BiomeWorld, streaming: Res<BiomeWorldStreaming>) {
+fn setup(
+    mut commands: Commands,
+    biome_world: BiomeWorld,
+    streaming: Res<BiomeWorldStreaming>,
+    start: Res<StartNear>,
+) {
     // Start over land, above the beach.
-    let start = land_near_origin(&biome_world, 8.0);
+    let start = land_near(&biome_world, start.0, 8.0);
     let ground = biome_world.height_at(start).max(0.0);
     let flight = Flight::default();
     commands.spawn((

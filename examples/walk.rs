@@ -1,7 +1,7 @@
 //! Walk on an endless biome world: a character on avian3d physics (feature `avian`).
 //!
 //! ```text
-//! cargo run --example walk --features avian -- [--seed N] [--preset NAME|FILE.ron] [--horizon METRES] [--screenshot PATH] [--panel open|closed]
+//! cargo run --example walk --features avian -- [--seed N] [--preset NAME|FILE.ron] [--horizon METRES] [--at X,Z] [--screenshot PATH] [--panel open|closed]
 //! ```
 //!
 //! W/A/S/D walk, Shift runs, Space jumps (and swims up in deep water), the mouse looks around
@@ -30,8 +30,9 @@ mod scenery;
 mod screenshot;
 #[path = "support/world_args.rs"]
 mod world_args;
-use scenery::{ScenePlugin, horizon_view, land_near_origin, world_window};
+use scenery::{ScenePlugin, horizon_view, land_near, world_window};
 use screenshot::ScreenshotPlugin;
+use world_args::StartNear;
 
 fn main() -> ExitCode {
     let args = match world_args::parse("walk") {
@@ -44,6 +45,7 @@ fn main() -> ExitCode {
     let mut app = App::new();
     app.insert_resource(args.settings)
         .insert_resource(args.streaming)
+        .insert_resource(args.start)
         .add_plugins(world_window("bevy_biome_world: walk"))
         .add_plugins((
             BiomeWorldPlugin,
@@ -129,8 +131,9 @@ fn setup(
     streaming: Res<BiomeWorldStreaming>,
     mut meshes: ResMut<Assets<Mesh>>,
     mut materials: ResMut<Assets<StandardMaterial>>,
+    start: Res<StartNear>,
 ) {
-    let start = land_near_origin(&biome_world, 4.0);
+    let start = land_near(&biome_world, start.0, 4.0);
     let ground = biome_world.ground_height_at(start);
     commands.spawn((
         Player,

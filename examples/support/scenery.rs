@@ -95,14 +95,14 @@ fn match_fog_to_horizon(
     }
 }
 
-/// The first point of a spiral around the origin whose ground is at least `height` above sea
+/// The first point of a spiral around `centre` whose ground is at least `height` above sea
 /// level: somewhere to start over land.
-pub(crate) fn land_near_origin(biome_world: &BiomeWorld, height: f32) -> Vec2 {
+pub(crate) fn land_near(biome_world: &BiomeWorld, centre: Vec2, height: f32) -> Vec2 {
     (0..400)
         .map(|k| {
             let angle = k as f32 * 0.7;
-            Vec2::new(angle.cos(), angle.sin()) * (k as f32 * 25.0)
+            centre + Vec2::new(angle.cos(), angle.sin()) * (k as f32 * 25.0)
         })
         .find(|&p| biome_world.height_at(p) > height)
-        .unwrap_or(Vec2::ZERO)
+        .unwrap_or(centre)
 }

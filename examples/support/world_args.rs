@@ -1,15 +1,22 @@
 //! The command line the world examples share: `[--seed N] [--preset NAME|FILE.ron]
-//! [--horizon METRES] [--screenshot PATH] [--panel open|closed]`, and the settings it makes.
+//! [--horizon METRES] [--at X,Z] [--screenshot PATH] [--panel open|closed]`, and the settings it
+//! makes.
 //! Used with `#[path = "support/world_args.rs"] mod world_args;`.
 
 use std::path::PathBuf;
 
+use bevy::prelude::*;
 use bevy_biome_world::prelude::*;
+
+/// Where to start: over the land nearest this world `(x, z)` (`--at`, the origin unless given).
+#[derive(Resource, Clone, Copy, Default)]
+pub(crate) struct StartNear(pub(crate) Vec2);
 
 /// What the command line asked for.
 pub(crate) struct WorldArgs {
     pub(crate) settings: BiomeWorldSettings,
     pub(crate) streaming: BiomeWorldStreaming,
+    pub(crate) start: StartNear,
     pub(crate) screenshot: Option<PathBuf>,
     pub(crate) panel_open: bool,
 }
@@ -17,12 +24,13 @@ pub(crate) struct WorldArgs {
 /// Parses the command line of example `name`; an error is the message to print.
 pub(crate) fn parse(name: &str) -> Result<WorldArgs, String> {
     let usage = format!(
-        "usage: {name} [--seed N] [--preset NAME|FILE.ron] [--horizon METRES] \
+        "usage: {name} [--seed N] [--preset NAME|FILE.ron] [--horizon METRES] [--at X,Z] \
          [--screenshot PATH] [--panel open|closed]"
     );
     let mut args = WorldArgs {
         settings: BiomeWorldSettings::default(),
         streaming: BiomeWorldStreaming::default(),
+        start: StartNear::default(),
         screenshot: None,
         panel_open: true,
     };
@@ -39,6 +47,7 @@ pub(crate) fn parse(name: &str) -> Result<WorldArgs, String> {
                     .validate_with(&args.settings)
                     .map_err(|e| format!("--horizon: {e}"))?;
             }
+            "--at" => args.start = parse_point(&value()?)?,
             "--screenshot" => args.screenshot = Some(PathBuf::from(value()?)),
             "--panel" => {
                 args.panel_open = match value()?.as_str() {
@@ -68,4 +77,19 @@ fn load_preset(name: &str) -> Result<WorldSettings, String> {
             .join(format!("{name}.ron"))
     };
     WorldSettings::from_ron_file(&path).map_err(|e| format!("preset {}: {e}", path.display()))
+}
+
+/// `X,Z` in world units.
+fn parse_point(text: &str) -> Result<StartNear, String> {
+    let parse = |v: &str| {
+        v.trim()
+            .parse::<f32>()
+            .ok()
+            .filter(|v| v.is_finite())
+            .ok_or(format!("--at takes X,Z in world units, not {text}"))
+    };
+    match text.split_once(',') {
+        Some((x, z)) => Ok(StartNear(Vec2::new(parse(x)?, parse(z)?))),
+        None => Err(format!("--at takes X,Z in world units, not {text}")),
+    }
 }
