@@ -234,6 +234,12 @@ fn best_of_three(build: impl Fn()) -> Duration {
         .unwrap()
 }
 
+/// [`best_of_three`] of `work` on a fresh generator of `settings` each time, so every timing
+/// includes filling its caches.
+fn best_of_three_fresh(settings: &WorldSettings, work: impl Fn(&WorldGenerator)) -> Duration {
+    best_of_three(|| work(&WorldGenerator::new(settings.clone()).expect("valid")))
+}
+
 /// 4. Quadratic region lookup: a chunk holding tens of thousands of small regions costs a small
 ///    multiple of a default chunk per vertex (it was hundreds of times more), measured in the
 ///    same run.
@@ -691,8 +697,7 @@ fn node_children_and_height_grids_answer_or_say_why_not() {
 fn a_rain_shadow_costs_a_first_river_sample_a_small_multiple() {
     let first_sample = |text: &str| {
         let settings = WorldSettings::from_ron(text).expect("valid");
-        best_of_three(|| {
-            let world = WorldGenerator::new(settings.clone()).expect("valid");
+        best_of_three_fresh(&settings, |world| {
             assert_finite_sample(&world.sample(100.0, 100.0), text);
         })
     };
@@ -716,12 +721,10 @@ fn small_wobbled_regions_under_a_rain_shadow_cost_a_bounded_multiple() {
     let costs = |text: &str| {
         let settings = WorldSettings::from_ron(text).expect("valid");
         let layout = ChunkLayout::default();
-        let chunk = best_of_three(|| {
-            let world = WorldGenerator::new(settings.clone()).expect("valid");
+        let chunk = best_of_three_fresh(&settings, |world| {
             assert_finite_chunk(&world.build_chunk(ChunkCoord::new(3, 5), &layout).unwrap());
         });
-        let rocks = best_of_three(|| {
-            let world = WorldGenerator::new(settings.clone()).expect("valid");
+        let rocks = best_of_three_fresh(&settings, |world| {
             world
                 .scatter_in_rect(ScatterKind::Rock, [0.0, 0.0], [128.0, 128.0])
                 .unwrap();
@@ -755,8 +758,7 @@ fn coarse_nodes_with_rivers_cost_about_what_a_chunk_costs() {
     let settings = WorldSettings::from_ron(text).expect("the rivers preset is valid");
     let layout = ChunkLayout::default();
     let cost = |level: u8| {
-        best_of_three(|| {
-            let world = WorldGenerator::new(settings.clone()).expect("valid");
+        best_of_three_fresh(&settings, |world| {
             let node = NodeCoord::new(level, 1, -1);
             let built = world
                 .build_node(node, &layout, Stitch::NONE, &AtomicBool::new(false))
