@@ -234,6 +234,15 @@ fn best_of_three(build: impl Fn()) -> Duration {
         .unwrap()
 }
 
+/// Asserts that `cost` is less than `most` times `base`, both measured in the same run.
+fn assert_within(what: &str, cost: Duration, base: Duration, most: f64) {
+    let ratio = cost.as_secs_f64() / base.as_secs_f64();
+    assert!(
+        ratio < most,
+        "{what}: {cost:?} against {base:?} ({ratio:.1}x, at most {most}x)"
+    );
+}
+
 /// [`best_of_three`] of `work` on a fresh generator of `settings` each time, so every timing
 /// includes filling its caches.
 fn best_of_three_fresh(settings: &WorldSettings, work: impl Fn(&WorldGenerator)) -> Duration {
@@ -704,11 +713,7 @@ fn a_rain_shadow_costs_a_first_river_sample_a_small_multiple() {
     let plain = first_sample("(rivers:(enabled:true))");
     let shaded =
         first_sample("(climate:(rain_shadow:(strength:1.0,steps:32)),rivers:(enabled:true))");
-    let ratio = shaded.as_secs_f64() / plain.as_secs_f64();
-    assert!(
-        ratio < 7.0,
-        "{shaded:?} with the rain shadow against {plain:?} without ({ratio:.1}x)"
-    );
+    assert_within("with the rain shadow", shaded, plain, 7.0);
 }
 
 /// Issue 22, 7. Over small, heavily wobbled regions every point meets regions of its own, and
@@ -740,11 +745,7 @@ fn small_wobbled_regions_under_a_rain_shadow_cost_a_bounded_multiple() {
         ("chunk", plain[0], wobbled[0]),
         ("rocks", plain[1], wobbled[1]),
     ] {
-        let ratio = wobbled.as_secs_f64() / plain.as_secs_f64();
-        assert!(
-            ratio < 50.0,
-            "{what}: {wobbled:?} over wobbled regions against {plain:?} ({ratio:.0}x)"
-        );
+        assert_within(what, wobbled, plain, 50.0);
     }
 }
 
@@ -768,11 +769,11 @@ fn coarse_nodes_with_rivers_cost_about_what_a_chunk_costs() {
     };
     let chunk = cost(0);
     for level in 1..=NodeCoord::MAX_LEVEL {
-        let node = cost(level);
-        let ratio = node.as_secs_f64() / chunk.as_secs_f64();
-        assert!(
-            ratio < 8.0,
-            "level {level}: {node:?} against {chunk:?} for a chunk ({ratio:.1}x)"
+        assert_within(
+            &format!("level {level} against a chunk"),
+            cost(level),
+            chunk,
+            8.0,
         );
     }
 }
