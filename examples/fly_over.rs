@@ -14,7 +14,6 @@
 //! built, saves a PNG of the window and exits.
 
 use std::f32::consts::FRAC_PI_2;
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use bevy::input::mouse::AccumulatedMouseMotion;
@@ -27,7 +26,7 @@ mod scenery;
 mod screenshot;
 #[path = "support/world_args.rs"]
 mod world_args;
-use scenery::{ScenePlugin, horizon_view, land_near, world_window};
+use scenery::{ScenePlugin, land_near, world_window};
 use screenshot::{ScreenshotPlugin, ScreenshotRequest};
 use world_args::StartNear;
 
@@ -58,7 +57,9 @@ fn main() -> ExitCode {
     app.add_plugins(BiomeWorldPanelPlugin {
         open: args.panel_open,
         // The repository's presets, wherever the binary runs from.
-        presets_dir: Some(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("assets/presets")),
+        presets_dir: Some(
+            std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("assets/presets"),
+        ),
     });
     #[cfg(not(feature = "panel"))]
     if args.panel_open && std::env::args().any(|a| a == "--panel") {
@@ -104,12 +105,7 @@ impl Default for Flight {
 const CLEARANCE: f32 = 55.0;
 const CRUISE_SPEED: f32 = 45.0;
 
-fn setup(
-    mut commands: Commands,
-    biome_world: BiomeWorld,
-    streaming: Res<BiomeWorldStreaming>,
-    start: Res<StartNear>,
-) {
+fn setup(mut commands: Commands, biome_world: BiomeWorld, start: Res<StartNear>) {
     // Start over land, above the beach.
     let start = land_near(&biome_world, start.0, 8.0);
     let ground = biome_world.height_at(start).max(0.0);
@@ -117,7 +113,7 @@ fn setup(
     commands.spawn((
         Camera3d::default(),
         BiomeWorldAnchor,
-        horizon_view(streaming.horizon),
+        HorizonView::default(),
         Transform::from_xyz(start.x, ground + CLEARANCE + 20.0, start.y).with_rotation(
             Quat::from_euler(EulerRot::YXZ, flight.yaw, flight.pitch, 0.0),
         ),
@@ -171,9 +167,12 @@ fn autopilot(
     camera.rotation = Quat::from_euler(EulerRot::YXZ, flight.heading, flight.pitch, 0.0);
 }
 
-#[expect(
-    clippy::too_many_arguments,
-    reason = "a system: one parameter per input and resource it reads"
+#[cfg_attr(
+    feature = "panel",
+    expect(
+        clippy::too_many_arguments,
+        reason = "a system: one parameter per input and resource it reads"
+    )
 )]
 fn free_flight(
     time: Res<Time>,

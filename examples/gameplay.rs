@@ -36,29 +36,25 @@ struct CampAssets {
     colours: Vec<Handle<StandardMaterial>>,
 }
 
-const SKY: Color = Color::srgb(0.62, 0.76, 0.90);
-
 fn main() {
     let mut app = App::new();
-    app.insert_resource(ClearColor(SKY))
-        // The fog hides the land past 1.3 km: nothing farther needs building.
+    app.insert_resource(ClearColor(HorizonView::default().fog_color))
+        // A short horizon: the camp life is near, and the haze hides the land's edge.
         .insert_resource(BiomeWorldStreaming {
             horizon: 1600.0,
             ..default()
         })
-        .add_plugins((
-            DefaultPlugins,
-            BiomeWorldPlugin,
-            BiomeWorldPanelPlugin {
-                open: false,
-                ..default()
-            },
-        ))
+        .add_plugins((DefaultPlugins, BiomeWorldPlugin))
         .add_systems(Startup, setup)
         .add_systems(
             Update,
             (fly, (colour_camps, spawn_camps).chain(), show_here).after(BiomeWorldSystems::Apply),
         );
+    #[cfg(feature = "panel")]
+    app.add_plugins(BiomeWorldPanelPlugin {
+        open: false,
+        ..default()
+    });
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
         match (flag.as_str(), args.next()) {
@@ -85,14 +81,7 @@ fn setup(
         Camera3d::default(),
         BiomeWorldAnchor,
         Transform::from_xyz(0.0, 120.0, 0.0),
-        DistanceFog {
-            color: SKY,
-            falloff: FogFalloff::Linear {
-                start: 500.0,
-                end: 1300.0,
-            },
-            ..default()
-        },
+        HorizonView::default(),
     ));
     commands.spawn((
         DirectionalLight {

@@ -13,7 +13,6 @@
 //! `--screenshot PATH` waits until every chunk in view is built, saves a PNG and exits.
 
 use std::f32::consts::FRAC_PI_2;
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use avian3d::prelude::*;
@@ -30,7 +29,7 @@ mod scenery;
 mod screenshot;
 #[path = "support/world_args.rs"]
 mod world_args;
-use scenery::{ScenePlugin, horizon_view, land_near, world_window};
+use scenery::{ScenePlugin, land_near, world_window};
 use screenshot::ScreenshotPlugin;
 use world_args::StartNear;
 
@@ -61,7 +60,9 @@ fn main() -> ExitCode {
     #[cfg(feature = "panel")]
     app.add_plugins(BiomeWorldPanelPlugin {
         open: args.panel_open,
-        presets_dir: Some(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("assets/presets")),
+        presets_dir: Some(
+            std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("assets/presets"),
+        ),
     });
     if let Some(path) = args.screenshot {
         app.add_plugins(ScreenshotPlugin { path });
@@ -128,7 +129,6 @@ const SWIM_DEPTH: f32 = 1.3;
 fn setup(
     mut commands: Commands,
     biome_world: BiomeWorld,
-    streaming: Res<BiomeWorldStreaming>,
     mut meshes: ResMut<Assets<Mesh>>,
     mut materials: ResMut<Assets<StandardMaterial>>,
     start: Res<StartNear>,
@@ -147,7 +147,7 @@ fn setup(
         MeshMaterial3d(materials.add(Color::srgb(0.85, 0.35, 0.2))),
         Transform::from_xyz(start.x, ground + FOOT + 0.5, start.y),
     ));
-    commands.spawn((Camera3d::default(), horizon_view(streaming.horizon)));
+    commands.spawn((Camera3d::default(), HorizonView::default()));
 }
 
 fn read_input(

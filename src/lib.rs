@@ -137,7 +137,7 @@ pub use settings::{
 pub use stream::background_async_compute;
 pub use terrain::{
     BiomeChunk, BiomeRiverWater, BiomeTerrainPlugin, BiomeWater, BiomeWorldAnchor, BiomeWorldStats,
-    ChunkDespawned, ChunkFade, ChunkFailed, ChunkGround, ChunkReplaced, ChunkSpawned,
+    ChunkDespawned, ChunkFade, ChunkFailed, ChunkGround, ChunkReplaced, ChunkSpawned, HorizonView,
     TerrainMaterial, TerrainMaterials, TerrainSurface,
 };
 pub use trees::{BiomeForest, BiomeTree, BiomeTreesPlugin, TreeModels};
@@ -150,7 +150,7 @@ pub mod prelude {
     pub use crate::{
         BiomeChunk, BiomeScatterSettings, BiomeWorld, BiomeWorldAnchor, BiomeWorldPlugin,
         BiomeWorldSettings, BiomeWorldStats, BiomeWorldStreaming, BiomeWorldSystems,
-        ChunkDespawned, ChunkFailed, ChunkMeshOptions, ChunkSpawned,
+        ChunkDespawned, ChunkFailed, ChunkMeshOptions, ChunkSpawned, HorizonView,
     };
     #[cfg(feature = "avian")]
     pub use crate::{BiomeColliderSettings, BiomeWorldCollider, BiomeWorldPhysicsPlugin};

@@ -1,5 +1,5 @@
-//! The sky, sun and haze the world examples share, with the fog kept at the horizon when the
-//! panel moves it. Used with `#[path = "support/scenery.rs"] mod scenery;`.
+//! The sky and sun the world examples share (their cameras see to the horizon with the plugin's
+//! `HorizonView`). Used with `#[path = "support/scenery.rs"] mod scenery;`.
 
 use bevy::app::PluginGroupBuilder;
 use bevy::prelude::*;
@@ -27,14 +27,12 @@ pub(crate) fn world_window(title: &str) -> PluginGroupBuilder {
         })
 }
 
-pub(crate) const SKY: Color = Color::srgb(0.62, 0.76, 0.90);
-
-/// Sky colour and ambient light, a sun, and the fog following the horizon.
+/// Sky colour and ambient light, and a sun.
 pub(crate) struct ScenePlugin;
 
 impl Plugin for ScenePlugin {
     fn build(&self, app: &mut App) {
-        app.insert_resource(ClearColor(SKY))
+        app.insert_resource(ClearColor(HorizonView::default().fog_color))
             .insert_resource(GlobalAmbientLight {
                 color: Color::srgb(0.85, 0.9, 1.0),
                 brightness: 900.0,
@@ -50,48 +48,7 @@ impl Plugin for ScenePlugin {
                     Transform::from_xyz(0.0, 1.0, 0.0)
                         .looking_at(Vec3::new(-0.6, -1.0, -0.35), Vec3::Y),
                 ));
-            })
-            .add_systems(Update, match_fog_to_horizon);
-    }
-}
-
-/// What a camera needs to see to the horizon: a far plane past it and the haze.
-pub(crate) fn horizon_view(horizon: f32) -> (Projection, DistanceFog) {
-    (
-        Projection::Perspective(PerspectiveProjection {
-            far: horizon * 1.2,
-            ..default()
-        }),
-        horizon_fog(horizon),
-    )
-}
-
-/// Haze that thickens with distance and hides the land just before the horizon, so the world
-/// has no visible edge.
-fn horizon_fog(horizon: f32) -> DistanceFog {
-    DistanceFog {
-        color: SKY,
-        falloff: FogFalloff::Linear {
-            start: horizon * 0.15,
-            end: horizon * 0.97,
-        },
-        ..default()
-    }
-}
-
-/// Keeps the fog and the far plane at the horizon when the panel moves it.
-fn match_fog_to_horizon(
-    streaming: Res<BiomeWorldStreaming>,
-    mut cameras: Query<(&mut DistanceFog, &mut Projection), With<Camera3d>>,
-) {
-    if !streaming.is_changed() {
-        return;
-    }
-    for (mut fog, mut projection) in &mut cameras {
-        *fog = horizon_fog(streaming.horizon);
-        if let Projection::Perspective(perspective) = &mut *projection {
-            perspective.far = streaming.horizon * 1.2;
-        }
+            });
     }
 }
 

@@ -3,12 +3,14 @@
 //! water, trees and far forest off the main thread; the node spawns hidden, appears in one frame
 //! with every node its edges depend on (fading in over what it replaces, [`ChunkFade`]), and its
 //! entity leaves with its children. [`ChunkSpawned`], [`ChunkDespawned`] and [`ChunkFailed`]
-//! say so; [`BiomeWorldStats`] counts it all.
+//! say so; [`BiomeWorldStats`] counts it all. Cameras with a [`HorizonView`] see it to the
+//! horizon.
 
 mod material;
 mod mesh;
 mod plugin;
 pub(crate) mod share;
+mod view;
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
@@ -23,6 +25,7 @@ pub use material::{TerrainMaterial, TerrainSurface};
 pub use mesh::TerrainMaterials;
 pub(crate) use mesh::{TerrainColors, chunk_mesh, mesh_bytes, river_water_mesh};
 pub use plugin::BiomeTerrainPlugin;
+pub use view::HorizonView;
 
 use crate::settings::{BiomeWorldState, ChunkMeshOptions};
 use crate::stream::{BuildKey, ChunkPlanner, KindDiagnostics, StreamKind};

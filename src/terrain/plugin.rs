@@ -8,8 +8,8 @@ use bevy::prelude::*;
 
 use super::{
     BiomeChunk, BiomeRiverWater, BiomeWater, BiomeWorldAnchor, BiomeWorldStats, ChunkDespawned,
-    ChunkFade, ChunkFailed, ChunkGround, ChunkReplaced, ChunkSpawned, TerrainKind, TerrainMaterial,
-    TerrainMaterials,
+    ChunkFade, ChunkFailed, ChunkGround, ChunkReplaced, ChunkSpawned, HorizonView, TerrainKind,
+    TerrainMaterial, TerrainMaterials,
 };
 use crate::BiomeWorldSystems;
 use crate::settings::BiomeWorldState;
@@ -36,6 +36,7 @@ impl Plugin for BiomeTerrainPlugin {
             .register_type::<ChunkSpawned>()
             .register_type::<ChunkDespawned>()
             .register_type::<ChunkFailed>()
+            .register_type::<HorizonView>()
             .add_message::<ChunkSpawned>()
             .add_message::<ChunkDespawned>()
             .add_message::<ChunkFailed>()
@@ -44,6 +45,7 @@ impl Plugin for BiomeTerrainPlugin {
                 (
                     stream_terrain.in_set(BiomeWorldSystems::Stream),
                     apply_terrain.in_set(BiomeWorldSystems::Apply),
+                    super::view::match_views_to_horizon.after(BiomeWorldSystems::Settings),
                 ),
             );
         // With a renderer, terrain gets the material that draws shores and snow per pixel.

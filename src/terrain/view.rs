@@ -1,0 +1,77 @@
+//! Cameras that see the terrain to its horizon: a far plane past it and a haze that hides its
+//! edge, both following [`BiomeWorldStreaming::horizon`].
+
+use bevy::prelude::*;
+
+use crate::settings::BiomeWorldStreaming;
+
+/// Put on a camera to see the world to its horizon: the plugin sets the camera's far plane just
+/// past [`BiomeWorldStreaming::horizon`] and a [`DistanceFog`] that thickens with distance and
+/// hides the land just before it, so the world shows no edge; both follow the horizon when it
+/// changes. Without it a default camera clips the land at 1,000 units and shows where it ends.
+///
+/// ```
+/// # use bevy::prelude::*;
+/// # use bevy_biome_world::prelude::*;
+/// fn setup(mut commands: Commands) {
+///     commands.spawn((Camera3d::default(), BiomeWorldAnchor, HorizonView::default()));
+/// }
+/// ```
+#[derive(Component, Reflect, Clone, Copy, Debug, PartialEq)]
+#[reflect(Component, Default, Clone, Debug, PartialEq)]
+#[require(DistanceFog)]
+pub struct HorizonView {
+    /// The haze's colour: the sky's (the clear colour) where the land meets it.
+    pub fog_color: Color,
+    /// Where the haze begins, as a share of the horizon (0 to 1).
+    pub fog_start: f32,
+}
+
+impl HorizonView {
+    /// The far plane's distance, as a share of the horizon: past it, so the last nodes are not
+    /// clipped where the view looks along a node's diagonal.
+    pub const FAR: f32 = 1.2;
+    /// Where the haze hides the land completely, as a share of the horizon.
+    pub const FOG_END: f32 = 0.97;
+
+    /// The haze for a world reaching `horizon` units.
+    #[must_use]
+    pub fn fog(&self, horizon: f32) -> DistanceFog {
+        DistanceFog {
+            color: self.fog_color,
+            falloff: FogFalloff::Linear {
+                start: horizon * self.fog_start.clamp(0.0, Self::FOG_END),
+                end: horizon * Self::FOG_END,
+            },
+            ..default()
+        }
+    }
+}
+
+impl Default for HorizonView {
+    /// A pale blue haze from 15% of the horizon.
+    fn default() -> Self {
+        Self {
+            fog_color: Color::srgb(0.62, 0.76, 0.90),
+            fog_start: 0.15,
+        }
+    }
+}
+
+/// Sets each [`HorizonView`]'s fog and far plane when it is new or changed, or the horizon moved.
+pub(super) fn match_views_to_horizon(
+    streaming: Res<BiomeWorldStreaming>,
+    mut views: Query<(Ref<HorizonView>, &mut DistanceFog, Option<&mut Projection>)>,
+) {
+    for (view, mut fog, projection) in &mut views {
+        if !streaming.is_changed() && !view.is_changed() {
+            continue;
+        }
+        *fog = view.fog(streaming.horizon);
+        if let Some(mut projection) = projection
+            && let Projection::Perspective(perspective) = &mut *projection
+        {
+            perspective.far = streaming.horizon * HorizonView::FAR;
+        }
+    }
+}
