@@ -1,6 +1,7 @@
 //! Game logic on top of the world: every region gets a camp at its site, with villagers that
-//! depend on the region's biome, spawned as chunks arrive (`ChunkSpawned`) and gone with them;
-//! a label shows the biome and region under the camera (`BiomeWorld`).
+//! depend on the region's biome, spawned as the ground of its area arrives (`AreaLoaded`) and
+//! gone when it leaves (`AreaUnloaded`), once however often the terrain under it changes level
+//! or stitch; a label shows the biome and region under the camera (`BiomeWorld`).
 //!
 //! `cargo run --example gameplay -- [--screenshot PATH]` (F1 opens the settings panel; a new
 //! seed moves every camp).
@@ -20,6 +21,10 @@ struct Camp {
     region: RegionId,
     biome: usize,
 }
+
+/// The area a camp stands in: it goes when the area unloads.
+#[derive(Component, Debug)]
+struct CampArea(ChunkCoord);
 
 /// The on-screen label.
 #[derive(Component)]
@@ -48,7 +53,12 @@ fn main() {
         .add_systems(Startup, setup)
         .add_systems(
             Update,
-            (fly, (colour_camps, spawn_camps).chain(), show_here).after(BiomeWorldSystems::Apply),
+            (
+                fly,
+                (colour_camps, despawn_camps, spawn_camps).chain(),
+                show_here,
+            )
+                .after(BiomeWorldSystems::Apply),
         );
     #[cfg(feature = "panel")]
     app.add_plugins(BiomeWorldPanelPlugin {
@@ -138,21 +148,32 @@ fn villagers(biome_name: &str) -> usize {
     }
 }
 
-/// A camp at every region site inside each chunk that arrives, as children of the chunk entity,
-/// so they leave with it.
+/// Camps leave with their area (an area that reloads with new settings gets new camps after).
+fn despawn_camps(
+    mut commands: Commands,
+    mut unloaded: MessageReader<AreaUnloaded>,
+    camps: Query<(Entity, &CampArea)>,
+) {
+    let gone: Vec<ChunkCoord> = unloaded.read().map(|message| message.area).collect();
+    for (camp, area) in &camps {
+        if gone.contains(&area.0) {
+            commands.entity(camp).despawn();
+        }
+    }
+}
+
+/// A camp at every region site inside each area whose ground arrives.
 fn spawn_camps(
     mut commands: Commands,
-    mut spawned: MessageReader<ChunkSpawned>,
+    mut loaded: MessageReader<AreaLoaded>,
     biome_world: BiomeWorld,
     assets: Res<CampAssets>,
 ) {
     let generator = biome_world.generator();
     let grid = generator.regions();
-    // Camps stand on full-detail chunks only: coarser terrain far away sits a little off the
-    // ground heights they are placed at.
-    for chunk in spawned.read().filter(|chunk| chunk.node.level == 0) {
-        let origin = chunk.node.origin(&chunk.layout);
-        let size = chunk.layout.chunk_size();
+    for area in loaded.read() {
+        let origin = area.area.origin(&area.layout);
+        let size = area.layout.chunk_size();
         let first = grid.cell_of(origin[0], origin[1]);
         let last = grid.cell_of(origin[0] + size, origin[1] + size);
         for cz in first.z..=last.z {
@@ -167,13 +188,11 @@ fn spawn_camps(
                 }
                 let biome = generator.region_biome(region);
                 let colour = assets.colours.get(biome).cloned().unwrap_or_default();
-                // Relative to the chunk entity, which stands at the chunk's origin.
-                let at = Vec3::new((x - origin[0]) as f32, ground, (z - origin[1]) as f32);
                 let mut camp = commands.spawn((
                     Camp { region, biome },
-                    Transform::from_translation(at),
+                    CampArea(area.area),
+                    Transform::from_xyz(x as f32, ground, z as f32),
                     Visibility::default(),
-                    ChildOf(chunk.entity),
                 ));
                 camp.with_children(|camp| {
                     camp.spawn((

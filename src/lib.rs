@@ -18,7 +18,8 @@
 //!
 //! That is `examples/minimal.rs` (`cargo run --example minimal`).
 //!
-//! A game that starts from its own settings, stands its player on the ground and follows chunks:
+//! A game that starts from its own settings, stands its player on the ground and places content
+//! as areas of the world load:
 //!
 //! ```no_run
 //! use bevy::prelude::*;
@@ -36,12 +37,12 @@
 //!     }
 //! }
 //!
-//! fn on_chunks(mut spawned: MessageReader<ChunkSpawned>, mut despawned: MessageReader<ChunkDespawned>) {
-//!     for chunk in spawned.read() {
-//!         info!("node {:?} is entity {:?}", chunk.node, chunk.entity);
+//! fn on_areas(mut unloaded: MessageReader<AreaUnloaded>, mut loaded: MessageReader<AreaLoaded>) {
+//!     for area in unloaded.read() {
+//!         info!("area {:?} left: despawn what stands on it", area.area);
 //!     }
-//!     for chunk in despawned.read() {
-//!         info!("node {:?} left", chunk.node);
+//!     for area in loaded.read() {
+//!         info!("area {:?} is in: spawn its loot", area.area);
 //!     }
 //! }
 //!
@@ -52,7 +53,7 @@
 //!         ..default()
 //!     })
 //!     .insert_resource(BiomeWorldStreaming { horizon: 4096.0, ..default() })
-//!     .add_systems(Update, (stand_on_ground, on_chunks))
+//!     .add_systems(Update, (stand_on_ground, on_areas))
 //!     .run();
 //! ```
 //!
@@ -85,10 +86,13 @@
 //! tutorial "Procedural Biome Generation: Simplex Noise & Domain Warping" that gives the same bits
 //! as the tutorial's JavaScript. Tune it at run time through [`BiomeWorldSettings`] and
 //! [`BiomeWorldStreaming`]; query it from gameplay code with the [`BiomeWorld`] system parameter;
-//! react to [`ChunkSpawned`], [`ChunkDespawned`] and [`ChunkFailed`]. Every component and
-//! resource is `Reflect` and registered, so inspectors and Bevy's remote protocol see them.
+//! place content as [`AreaLoaded`] and [`AreaUnloaded`] say the ground comes and goes, and
+//! follow every terrain entity with [`ChunkSpawned`], [`ChunkDespawned`] and [`ChunkFailed`].
+//! Every component and resource is `Reflect` and registered, so inspectors and Bevy's remote
+//! protocol see them.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+mod areas;
 #[cfg(feature = "panel")]
 mod panel;
 #[cfg(feature = "avian")]
@@ -115,6 +119,7 @@ struct ReadmeDoctests;
 use bevy::app::PluginGroupBuilder;
 use bevy::prelude::*;
 
+pub use areas::{AreaLoaded, AreaUnloaded, BiomeAreas, GroundHolder};
 #[cfg(feature = "avian")]
 pub use avian3d;
 pub use biome_core;
@@ -148,9 +153,10 @@ pub mod prelude {
     #[cfg(feature = "panel")]
     pub use crate::BiomeWorldPanelPlugin;
     pub use crate::{
-        BiomeChunk, BiomeScatterSettings, BiomeWorld, BiomeWorldAnchor, BiomeWorldPlugin,
-        BiomeWorldSettings, BiomeWorldStats, BiomeWorldStreaming, BiomeWorldSystems,
-        ChunkDespawned, ChunkFailed, ChunkMeshOptions, ChunkSpawned, HorizonView,
+        AreaLoaded, AreaUnloaded, BiomeAreas, BiomeChunk, BiomeScatterSettings, BiomeWorld,
+        BiomeWorldAnchor, BiomeWorldPlugin, BiomeWorldSettings, BiomeWorldStats,
+        BiomeWorldStreaming, BiomeWorldSystems, ChunkDespawned, ChunkFailed, ChunkMeshOptions,
+        ChunkSpawned, HorizonView,
     };
     #[cfg(feature = "avian")]
     pub use crate::{BiomeColliderSettings, BiomeWorldCollider, BiomeWorldPhysicsPlugin};

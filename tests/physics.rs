@@ -17,7 +17,7 @@ use bevy_biome_world::biome_core::{ChunkCoord, ChunkLayout, WorldGenerator, Worl
 use bevy_biome_world::prelude::*;
 use bevy_biome_world::{
     BiomeColliderSettings, BiomeColliderStats, BiomeWorldCollider, BiomeWorldPhysicsPlugin,
-    TerrainCollider, TrunkColliders,
+    GroundHolder, TerrainCollider, TrunkColliders,
 };
 use common::Rng;
 
@@ -876,4 +876,78 @@ fn colliders_and_terrain_starting_together_sample_each_chunk_once() {
         "{stats:?}"
     );
     assert_eq!(stats.lent_heights, stats.sampled_heights, "{stats:?}");
+}
+
+fn ground_ready(app: &mut App, x: f32, z: f32) -> bool {
+    app.world_mut()
+        .run_system_once(move |world: BiomeWorld| world.ground_ready_at(Vec2::new(x, z)))
+        .expect("runs")
+}
+
+fn area_held_by(app: &mut App, x: f32, z: f32) -> (bool, bool) {
+    let layout = app.world().resource::<BiomeWorldState>().settings().layout;
+    let area = ChunkCoord::containing(f64::from(x), f64::from(z), &layout);
+    let areas = app.world().resource::<BiomeAreas>();
+    (
+        areas.holds(area, GroundHolder::Terrain),
+        areas.holds(area, GroundHolder::Colliders),
+    )
+}
+
+/// With physics on, ground is ready where it is drawn at full detail and its colliders are in,
+/// from the current settings; an area is loaded where either is.
+#[test]
+fn ground_is_ready_where_it_is_drawn_and_its_colliders_are_in() {
+    let mut app = app(
+        BiomeColliderSettings {
+            radius: 32.0,
+            ..default()
+        },
+        little_terrain(),
+    );
+    let (near, far) = (Vec2::new(10.0, 10.0), Vec2::new(3000.0, 10.0));
+    app.world_mut()
+        .spawn((BiomeWorldAnchor, Transform::from_xyz(near.x, 50.0, near.y)));
+    let body = app
+        .world_mut()
+        .spawn((BiomeWorldCollider, Transform::from_xyz(far.x, 50.0, far.y)))
+        .id();
+    let idle = |app: &mut App| {
+        let terrain = app.world().resource::<BiomeWorldStats>();
+        terrain.is_idle() && terrain.loaded > 0 && stats(app).is_idle() && stats(app).loaded > 0
+    };
+    common::step_until_idle(&mut app, "idle terrain and colliders", App::update, idle);
+    assert_eq!(area_held_by(&mut app, near.x, near.y), (true, false));
+    assert!(
+        !ground_ready(&mut app, near.x, near.y),
+        "drawn, no colliders"
+    );
+    assert_eq!(area_held_by(&mut app, far.x, far.y), (false, true));
+    assert!(
+        !ground_ready(&mut app, far.x, far.y),
+        "colliders, not drawn"
+    );
+
+    app.world_mut()
+        .get_mut::<Transform>(body)
+        .unwrap()
+        .translation = near.extend(50.0).xzy();
+    common::step_until_idle(&mut app, "colliders moved", App::update, idle);
+    assert_eq!(area_held_by(&mut app, near.x, near.y), (true, true));
+    assert!(ground_ready(&mut app, near.x, near.y));
+    assert_eq!(area_held_by(&mut app, far.x, far.y), (false, false));
+
+    // New settings: not ready until both are rebuilt from them.
+    app.world_mut()
+        .resource_mut::<BiomeWorldSettings>()
+        .generator
+        .seed = 77;
+    app.update();
+    assert!(
+        !ground_ready(&mut app, near.x, near.y),
+        "ground of older settings"
+    );
+    common::step_until(&mut app, "ready again", App::update, |app| {
+        ground_ready(app, near.x, near.y)
+    });
 }

@@ -1214,3 +1214,114 @@ fn timings_reach_bevys_diagnostics() {
     );
     assert!(latest(BiomeWorldStats::STREAM_TIME) > 0.0);
 }
+
+/// Game content anchored through the area messages, as a game would write it: one camp per
+/// area, spawned on [`AreaLoaded`] and despawned on [`AreaUnloaded`].
+#[derive(Component)]
+struct AreaCamp(ChunkCoord);
+
+#[derive(Resource, Default)]
+struct CampLog {
+    live: HashMap<ChunkCoord, Entity>,
+    spawned: HashMap<ChunkCoord, usize>,
+}
+
+fn camps_follow_areas(
+    mut commands: Commands,
+    mut unloaded: MessageReader<AreaUnloaded>,
+    mut loaded: MessageReader<AreaLoaded>,
+    mut log: ResMut<CampLog>,
+) {
+    for message in unloaded.read() {
+        let camp = log.live.remove(&message.area);
+        commands
+            .entity(camp.expect("an area unloads only once loaded"))
+            .despawn();
+    }
+    for message in loaded.read() {
+        let camp = commands.spawn(AreaCamp(message.area)).id();
+        let before = log.live.insert(message.area, camp);
+        assert!(before.is_none(), "{:?} loaded twice", message.area);
+        *log.spawned.entry(message.area).or_default() += 1;
+    }
+}
+
+/// Circling a chunk at 60 Hz with one build thread, its neighbours change level and its own
+/// terrain is rebuilt with new stitches, but the content anchored to its area is spawned once
+/// and never recreated; in every frame the camps are exactly the areas with full-detail ground
+/// on screen.
+#[test]
+fn content_anchored_to_areas_is_spawned_once_while_levels_and_stitches_change() {
+    let mut h = Harness::build(settings(), lod_streaming(), true);
+    h.app
+        .init_resource::<CampLog>()
+        .add_systems(Update, camps_follow_areas.after(BiomeWorldSystems::Apply));
+    let centre = Vec2::new(32.0, 32.0);
+    h.move_anchor(Vec3::new(centre.x + 44.0, 50.0, centre.y));
+    h.run_until_idle();
+    let before = h.spawned_log.len();
+    let frame = Duration::from_nanos(16_666_667);
+    for k in 0..480u16 {
+        let deadline = std::time::Instant::now() + frame;
+        let angle = f32::from(k) / 240.0 * std::f32::consts::TAU;
+        let at = centre + Vec2::from_angle(angle) * 44.0;
+        h.move_anchor(Vec3::new(at.x, 50.0, at.y));
+        h.step();
+        let drawn: HashSet<ChunkCoord> = {
+            let world = h.app.world_mut();
+            world
+                .query::<(&BiomeChunk, &Visibility)>()
+                .iter(world)
+                .filter(|(c, v)| c.node.level == 0 && **v != Visibility::Hidden)
+                .map(|(c, _)| ChunkCoord::new(c.node.x, c.node.z))
+                .collect()
+        };
+        let camps: HashSet<ChunkCoord> = {
+            let world = h.app.world_mut();
+            world
+                .query::<&AreaCamp>()
+                .iter(world)
+                .map(|c| c.0)
+                .collect()
+        };
+        let areas: HashSet<ChunkCoord> = h.app.world().resource::<BiomeAreas>().loaded().collect();
+        assert_eq!(
+            camps, drawn,
+            "frame {k}: camps against full-detail ground shown"
+        );
+        assert_eq!(
+            areas, drawn,
+            "frame {k}: areas against full-detail ground shown"
+        );
+        if let Some(rest) = deadline.checked_duration_since(std::time::Instant::now()) {
+            std::thread::sleep(rest);
+        }
+    }
+    let rebuilt = |node: NodeCoord, h: &Harness, since: usize| {
+        h.spawned_log[since..]
+            .iter()
+            .filter(|(_, m)| m.node == node)
+            .count()
+    };
+    let log = h.app.world().resource::<CampLog>();
+    let middle = ChunkCoord::new(0, 0);
+    let under_middle = rebuilt(NodeCoord::chunk(middle), &h, before);
+    assert!(
+        under_middle >= 2,
+        "the middle chunk's terrain was rebuilt {under_middle} times: the flight must change it"
+    );
+    assert_eq!(log.spawned[&middle], 1, "the middle chunk's camp");
+    // Around it, areas come and go with full detail, less often than their terrain is rebuilt
+    // (since the start: 60 camps against 133 full-detail terrain spawns in one run).
+    let (level_0, camps) = log.spawned.keys().fold((0, 0), |(terrain, camps), &area| {
+        (
+            terrain + rebuilt(NodeCoord::chunk(area), &h, 0),
+            camps + log.spawned[&area],
+        )
+    });
+    eprintln!("{level_0} full-detail terrain spawns, {camps} camps spawned");
+    assert!(
+        camps < level_0,
+        "{camps} camps for {level_0} terrain spawns"
+    );
+}

@@ -61,6 +61,7 @@ use biome_core::{
 
 pub use plugin::{BiomeWorldPhysicsPlugin, BiomeWorldPhysicsSystems};
 
+use crate::areas::{self, GroundHolder};
 use crate::settings::BiomeWorldState;
 use crate::stream::{BuildKey, KindDiagnostics, LodConfig, StreamKind};
 use crate::terrain::share::{DensityShare, DensitySlot, DensityUser};
@@ -264,6 +265,8 @@ struct BuiltTrunks {
 /// The collider entities of one chunk: the ground, with its trunks as a child.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct ChunkColliders {
+    /// The chunk, as a level-0 node.
+    node: NodeCoord,
     ground: Entity,
     trunks: usize,
 }
@@ -342,19 +345,34 @@ impl StreamKind for ColliderKind {
             ));
             trunks = built.count;
         }
-        ChunkColliders { ground, trunks }
+        ChunkColliders {
+            node: key.node,
+            ground,
+            trunks,
+        }
     }
 
     fn root(node: &ChunkColliders) -> Entity {
         node.ground
     }
 
-    fn show(&mut self, _world: &mut World, _key: BuildKey, _node: &mut ChunkColliders, _: bool) {}
+    fn show(&mut self, world: &mut World, key: BuildKey, node: &mut ChunkColliders, _: bool) {
+        let layout = world.resource::<BiomeWorldState>().settings().layout;
+        // The colliders' generation is the world's and whether trunks are in.
+        let generation = key.generation / 2;
+        let holder = GroundHolder::Colliders;
+        areas::hold(world, holder, key.node, layout, node.ground, generation);
+    }
 
     fn hide(&mut self, world: &mut World, node: &mut ChunkColliders) {
         if let Ok(entity) = world.get_entity_mut(node.ground) {
             entity.despawn();
         }
+        areas::release(world, GroundHolder::Colliders, node.node, node.ground);
+    }
+
+    fn lost(&mut self, world: &mut World, _key: BuildKey, node: ChunkColliders) {
+        areas::release(world, GroundHolder::Colliders, node.node, node.ground);
     }
 
     fn despawn_part(

@@ -24,6 +24,7 @@ pub struct BiomeWorldPhysicsPlugin;
 impl Plugin for BiomeWorldPhysicsPlugin {
     fn build(&self, app: &mut App) {
         BiomeColliderStats::DIAGNOSTICS.register(app);
+        crate::areas::register(app, crate::areas::GroundHolder::Colliders);
         app.init_resource::<BiomeColliderSettings>()
             .init_resource::<BiomeColliderStats>()
             .init_resource::<ColliderStreamer>()

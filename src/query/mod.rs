@@ -6,6 +6,7 @@ use bevy::prelude::*;
 use biome_core::{Biome, RegionId};
 use biome_core::{ChunkCoord, ChunkLayout, Sample, WorldGenerator, tile_height};
 
+use crate::areas::BiomeAreas;
 use crate::settings::BiomeWorldState;
 
 /// Ask the world about any position:
@@ -23,6 +24,7 @@ use crate::settings::BiomeWorldState;
 #[derive(SystemParam)]
 pub struct BiomeWorld<'w> {
     state: Res<'w, BiomeWorldState>,
+    areas: Option<Res<'w, BiomeAreas>>,
 }
 
 impl BiomeWorld<'_> {
@@ -112,5 +114,17 @@ impl BiomeWorld<'_> {
     #[must_use]
     pub fn chunk_at(&self, xz: Vec2) -> ChunkCoord {
         ChunkCoord::containing(f64::from(xz.x), f64::from(xz.y), self.state.layout())
+    }
+
+    /// Whether the ground at `xz` is in, from the current settings: drawn at full detail where
+    /// the app streams terrain, and with its colliders in where it streams them
+    /// (`BiomeWorldPhysicsPlugin`), so a body dropped there lands on what
+    /// [`BiomeWorld::ground_height_at`] says. Its area's [`AreaLoaded`](crate::AreaLoaded)
+    /// comes with the first of these.
+    #[must_use]
+    pub fn ground_ready_at(&self, xz: Vec2) -> bool {
+        self.areas
+            .as_ref()
+            .is_some_and(|areas| areas.is_ready(self.chunk_at(xz), self.state.generation()))
     }
 }

@@ -27,6 +27,7 @@ pub(crate) use mesh::{TerrainColors, chunk_mesh, mesh_bytes, river_water_mesh};
 pub use plugin::BiomeTerrainPlugin;
 pub use view::HorizonView;
 
+use crate::areas::{self, GroundHolder};
 use crate::settings::{BiomeWorldState, ChunkMeshOptions};
 use crate::stream::{BuildKey, ChunkPlanner, KindDiagnostics, StreamKind};
 use crate::trees::{BiomeForest, FarTrees, TreeModels};
@@ -256,6 +257,8 @@ pub(crate) struct BuiltNode {
 pub(crate) struct TerrainNode {
     entity: Entity,
     forest: Option<Entity>,
+    /// The node it shows, and the layout that is in.
+    node: NodeCoord,
     layout: ChunkLayout,
     pub(crate) triangles: usize,
     pub(crate) forest_triangles: usize,
@@ -378,6 +381,8 @@ impl StreamKind for TerrainKind {
             layout: node.layout,
             entity: node.entity,
         });
+        let (holder, layout, generation) = (GroundHolder::Terrain, node.layout, key.generation);
+        areas::hold(world, holder, key.node, layout, node.entity, generation);
     }
 
     fn fade(&mut self, world: &mut World, node: &mut TerrainNode, progress: f32) {
@@ -415,6 +420,7 @@ impl StreamKind for TerrainKind {
         if let Ok(mut entity) = world.get_entity_mut(node.entity) {
             entity.insert(Visibility::Hidden);
         }
+        areas::release(world, GroundHolder::Terrain, node.node, node.entity);
     }
 
     fn despawn_part(&mut self, world: &mut World, key: BuildKey, node: &mut TerrainNode) -> bool {
@@ -431,6 +437,7 @@ impl StreamKind for TerrainKind {
     }
 
     fn lost(&mut self, world: &mut World, key: BuildKey, mut node: TerrainNode) {
+        areas::release(world, GroundHolder::Terrain, node.node, node.entity);
         self.despawn_part(world, key, &mut node);
     }
 
@@ -581,6 +588,7 @@ fn spawn_node(world: &mut World, key: BuildKey, built: BuiltNode) -> TerrainNode
     TerrainNode {
         entity,
         forest,
+        node: key.node,
         layout,
         triangles,
         forest_triangles,

@@ -22,6 +22,7 @@ pub struct BiomeTerrainPlugin;
 impl Plugin for BiomeTerrainPlugin {
     fn build(&self, app: &mut App) {
         BiomeWorldStats::DIAGNOSTICS.register(app);
+        crate::areas::register(app, crate::areas::GroundHolder::Terrain);
         app.init_resource::<BiomeWorldStats>()
             .init_resource::<TerrainStreamer>()
             .register_type::<BiomeWorldStats>()
@@ -44,7 +45,9 @@ impl Plugin for BiomeTerrainPlugin {
                 Update,
                 (
                     stream_terrain.in_set(BiomeWorldSystems::Stream),
-                    apply_terrain.in_set(BiomeWorldSystems::Apply),
+                    apply_terrain
+                        .in_set(BiomeWorldSystems::Apply)
+                        .before(crate::areas::write_area_messages),
                     super::view::match_views_to_horizon.after(BiomeWorldSystems::Settings),
                 ),
             );
