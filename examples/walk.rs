@@ -20,7 +20,6 @@ use bevy::input::mouse::AccumulatedMouseMotion;
 use bevy::prelude::*;
 use bevy::window::{CursorGrabMode, CursorOptions};
 use bevy_biome_world::BiomeWorldState;
-use bevy_biome_world::TerrainCollider;
 use bevy_biome_world::prelude::*;
 
 #[path = "support/scenery.rs"]
@@ -206,7 +205,6 @@ fn walk(
     biome_world: BiomeWorld,
     state: Res<BiomeWorldState>,
     move_and_slide: MoveAndSlide,
-    grounds: Query<&TerrainCollider>,
     mut walker: ResMut<Walker>,
     player: Single<(Entity, &mut Transform, &Collider), With<Player>>,
 ) {
@@ -214,13 +212,9 @@ fn walk(
     let dt = time.delta_secs();
     let here = transform.translation;
     if walker.landed != Some(state.generation()) {
-        // Wait in the air until the ground under the player has its collider, then stand on it:
-        // a new world may have raised the ground above the old one.
-        let chunk = biome_world.chunk_at(here.xz());
-        let ready = grounds
-            .iter()
-            .any(|ground| ground.chunk == chunk && ground.generation == state.generation());
-        if ready {
+        // Wait in the air until the ground under the player is in, colliders included, then
+        // stand on it: a new world may have raised the ground above the old one.
+        if biome_world.ground_ready_at(here.xz()) {
             walker.landed = Some(state.generation());
             walker.velocity = Vec3::ZERO;
             transform.translation.y = biome_world.ground_height_at(here.xz()) + FOOT + 0.1;
