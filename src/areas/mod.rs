@@ -235,8 +235,12 @@ pub(crate) fn write_area_messages(
     loaded.write_batch(came);
 }
 
-/// `entity` of `holder` is in with the ground of `node` (of `layout`, settings `generation`):
-/// a full-detail node holds its area, coarser ones hold none.
+/// The area a node holds: a full-detail node its chunk, coarser ones none.
+fn area_of(node: NodeCoord) -> Option<ChunkCoord> {
+    (node.level == 0).then(|| ChunkCoord::new(node.x, node.z))
+}
+
+/// `entity` of `holder` is in with the ground of `node` (of `layout`, settings `generation`).
 pub(crate) fn hold(
     world: &mut World,
     holder: GroundHolder,
@@ -245,26 +249,24 @@ pub(crate) fn hold(
     entity: Entity,
     generation: u64,
 ) {
-    if node.level != 0 {
-        return;
-    }
     let hold = Hold {
         holder,
         entity,
         generation,
     };
-    if let Some(mut areas) = world.get_resource_mut::<BiomeAreas>() {
-        areas.hold(ChunkCoord::new(node.x, node.z), layout, hold);
+    if let Some(area) = area_of(node)
+        && let Some(mut areas) = world.get_resource_mut::<BiomeAreas>()
+    {
+        areas.hold(area, layout, hold);
     }
 }
 
 /// `entity` of `holder`, with the ground of `node`, is no longer in.
 pub(crate) fn release(world: &mut World, holder: GroundHolder, node: NodeCoord, entity: Entity) {
-    if node.level != 0 {
-        return;
-    }
-    if let Some(mut areas) = world.get_resource_mut::<BiomeAreas>() {
-        areas.release(ChunkCoord::new(node.x, node.z), holder, entity);
+    if let Some(area) = area_of(node)
+        && let Some(mut areas) = world.get_resource_mut::<BiomeAreas>()
+    {
+        areas.release(area, holder, entity);
     }
 }
 
