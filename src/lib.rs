@@ -93,6 +93,7 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod areas;
+mod models;
 #[cfg(feature = "panel")]
 mod panel;
 #[cfg(feature = "avian")]
@@ -123,6 +124,7 @@ pub use areas::{AreaLoaded, AreaUnloaded, BiomeAreas, GroundHolder};
 #[cfg(feature = "avian")]
 pub use avian3d;
 pub use biome_core;
+pub use models::ModelLook;
 #[cfg(feature = "panel")]
 pub use panel::{BiomeWorldPanelPlugin, BiomeWorldPanelSystems};
 #[cfg(feature = "avian")]
@@ -145,7 +147,7 @@ pub use terrain::{
     ChunkDespawned, ChunkFade, ChunkFailed, ChunkGround, ChunkReplaced, ChunkSpawned, HorizonView,
     TerrainMaterial, TerrainMaterials, TerrainSurface,
 };
-pub use trees::{BiomeForest, BiomeTree, BiomeTreesPlugin, TreeModels};
+pub use trees::{BiomeForest, BiomeTree, BiomeTreesPlugin, TreeModel, TreeModels, TreeSize};
 
 /// Everything a game usually needs: the plugins, the settings, the components and messages,
 /// and what the messages and [`BiomeWorld`]'s queries carry.

@@ -13,11 +13,13 @@ use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 
 use bevy_biome_world::BiomeWorldState;
-use bevy_biome_world::biome_core::{ChunkCoord, ChunkLayout, WorldGenerator, WorldSettings};
+use bevy_biome_world::biome_core::{
+    ChunkCoord, ChunkLayout, TreeSpecies, WorldGenerator, WorldSettings,
+};
 use bevy_biome_world::prelude::*;
 use bevy_biome_world::{
     BiomeColliderSettings, BiomeColliderStats, BiomeWorldCollider, BiomeWorldPhysicsPlugin,
-    GroundHolder, TerrainCollider, TrunkColliders,
+    GroundHolder, TerrainCollider, TreeModels, TrunkColliders,
 };
 use common::Rng;
 
@@ -950,4 +952,46 @@ fn ground_is_ready_where_it_is_drawn_and_its_colliders_are_in() {
     common::step_until(&mut app, "ready again", App::update, |app| {
         ground_ready(app, near.x, near.y)
     });
+}
+
+#[test]
+fn trunk_colliders_are_as_tall_as_the_tree_models_say_and_follow_them() {
+    let mut app = app(BiomeColliderSettings::default(), little_terrain());
+    let chunk = chunk_size(&app);
+    let generator = generator(&app);
+    let home = forest(&generator, chunk);
+    app.world_mut().spawn((
+        BiomeWorldCollider,
+        Transform::from_xyz(home[0] as f32, 0.0, home[1] as f32),
+    ));
+    settle(&mut app);
+    let trees = generator.trees_in_rect(home, [home[0] + chunk, home[1] + chunk]);
+    // How far above its foot a ray straight down a tree's axis stops, against its trunk's height.
+    let worst_top = |app: &mut App| -> f32 {
+        let models = app.world().resource::<TreeModels>().clone();
+        trees
+            .iter()
+            .map(|tree| {
+                let [x, y, z] = tree.position.map(|v| v as f32);
+                let top = ray_height(app, x, z).expect("a trunk under the ray") - y;
+                (top - models.get(tree.species).size.trunk_height * tree.scale).abs()
+            })
+            .fold(0.0, f32::max)
+    };
+    assert!(worst_top(&mut app) < 1e-3);
+
+    let mut models = app.world_mut().resource_mut::<TreeModels>();
+    for species in TreeSpecies::ALL {
+        let mut model = models.get(species).clone();
+        model.size.trunk_height = 9.0;
+        models.set(species, model);
+    }
+    app.update();
+    let generation = app.world().resource::<BiomeWorldState>().generation();
+    common::step_until(&mut app, "colliders rebuilt", App::update, |app| {
+        let colliders = terrain_colliders(app);
+        !colliders.is_empty() && colliders.iter().all(|c| c.generation == generation)
+    });
+    settle(&mut app);
+    assert!(worst_top(&mut app) < 1e-3);
 }

@@ -66,7 +66,7 @@ use crate::settings::BiomeWorldState;
 use crate::stream::{BuildKey, KindDiagnostics, LodConfig, StreamKind};
 use crate::terrain::share::{DensityShare, DensitySlot, DensityUser};
 use crate::terrain::{BiomeChunk, ChunkGround};
-use crate::trees::{TrunkSize, trunk_size};
+use crate::trees::TreeSizes;
 
 /// Colliders are kept around entities with this: the player, rigid bodies that must stand on
 /// the world, a camera that collides.
@@ -313,7 +313,7 @@ impl StreamKind for ColliderKind {
                     .slot(key.node, generation),
             ),
         };
-        let trunks = self.trunks;
+        let trunks = self.trunks.then(|| TreeSizes::in_world(world));
         move |cancel: &AtomicBool| {
             build_colliders(&generator, key.node, &layout, source, trunks, cancel)
         }
@@ -398,7 +398,7 @@ enum GroundSource {
     Shared(Arc<DensitySlot>),
 }
 
-/// Builds the colliders of chunk `node` from `source`, with trunks if `trunks`.
+/// Builds the colliders of chunk `node` from `source`, with trunks of these sizes if `trunks`.
 ///
 /// # Errors
 /// The core's, for a refused layout or once `cancel` is set.
@@ -407,7 +407,7 @@ fn build_colliders(
     node: NodeCoord,
     layout: &ChunkLayout,
     source: GroundSource,
-    trunks: bool,
+    trunks: Option<TreeSizes>,
     cancel: &AtomicBool,
 ) -> Result<BuiltColliders, ChunkError> {
     let ground = match source {
@@ -417,7 +417,7 @@ fn build_colliders(
                 generator.node_density(node, layout, cancel)
             })?;
             let heights = density.heights();
-            let trees = if trunks {
+            let trees = if trunks.is_some() {
                 let (min, size) = (heights.origin, layout.chunk_size());
                 generator
                     .trees_in_rect(min, [min[0] + size, min[1] + size])
@@ -431,14 +431,14 @@ fn build_colliders(
         }
     };
     let transform = heightfield_transform(&ground.heights);
-    let trunks = (trunks && !ground.trees.is_empty()).then(|| {
+    let trunks = trunks.filter(|_| !ground.trees.is_empty()).map(|sizes| {
         let origin = Vec3::new(
             ground.heights.origin[0] as f32,
             0.0,
             ground.heights.origin[1] as f32,
         );
         BuiltTrunks {
-            collider: trunk_compound(&ground.trees),
+            collider: trunk_compound(&ground.trees, &sizes),
             count: ground.trees.len(),
             transform: Transform::from_translation(origin - transform.translation),
         }
@@ -476,12 +476,15 @@ fn heightfield_transform(grid: &HeightGrid) -> Transform {
 }
 
 /// One compound of a cylinder per trunk, relative to the chunk origin.
-fn trunk_compound(trees: &[TreeInstance]) -> Collider {
+fn trunk_compound(trees: &[TreeInstance], sizes: &TreeSizes) -> Collider {
     let shapes = trees
         .iter()
         .map(|tree| {
-            let TrunkSize { radius, height } = trunk_size(tree.species);
-            let (radius, height) = (radius * tree.scale, height * tree.scale);
+            let size = sizes.get(tree.species);
+            let (radius, height) = (
+                size.trunk_radius * tree.scale,
+                size.trunk_height * tree.scale,
+            );
             let [x, y, z] = tree.position;
             (
                 Vec3::new(x, y + height / 2.0, z),

@@ -19,9 +19,11 @@ use biome_core::check::Check;
 use biome_core::scatter::{ScatterInstance, ScatterKind};
 use biome_core::{ChunkCoord, ChunkError, ChunkLayout};
 
+use objects::take_scatter_models;
 pub use objects::{BiomeScatterObject, ScatterModels};
 pub use plugin::BiomeScatterPlugin;
 
+use crate::models::spawn_instances;
 use crate::settings::BiomeWorldState;
 use crate::stream::{BuildKey, KindDiagnostics, LodConfig, StreamKind};
 
@@ -297,11 +299,11 @@ impl StreamKind for ScatterLayer {
         if world.get_entity(chunk.parent).is_ok()
             && let Some(models) = world.get_resource::<ScatterModels>()
         {
-            let bundles: Vec<_> = slice
-                .iter()
-                .map(|object| (models.bundle(object), ChildOf(chunk.parent)))
-                .collect();
-            chunk.spawned.extend(world.spawn_batch(bundles));
+            let models = models.clone();
+            let instances = slice.iter().map(|object| models.instance(object));
+            chunk
+                .spawned
+                .extend(spawn_instances(world, chunk.parent, instances));
         }
         chunk.objects.is_empty()
     }

@@ -1,12 +1,13 @@
-//! The meshes and materials of scattered objects: one low-poly mesh and one material per
-//! [`ScatterKind`], built in code and shared by every object of that kind, so the renderer
-//! batches them.
+//! What scattered objects look like: one [`ModelLook`] per [`ScatterKind`] (by default a
+//! low-poly mesh and material built in code), shared by every object of that kind, so the
+//! renderer batches them.
 
 use bevy::math::primitives::Cuboid;
 use bevy::mesh::{Mesh, Meshable};
 use bevy::prelude::*;
 use biome_core::scatter::{ScatterInstance, ScatterKind};
 
+use crate::models::{Instance, ModelLook, relook};
 use crate::trees::{blob, merged, part};
 
 /// Marks a scattered object, with its kind (a child of its [`super::BiomeScatter`]).
@@ -14,67 +15,80 @@ use crate::trees::{blob, merged, part};
 #[reflect(Component, Debug, Clone, PartialEq)]
 pub struct BiomeScatterObject(pub ScatterKind);
 
-/// The shared mesh and material of every kind, indexed by [`ScatterKind::index`].
-#[derive(Resource, Reflect, Clone, Debug)]
-#[reflect(Resource, Debug, Clone)]
+/// What every scatter kind looks like: the procedural low-poly rocks, bushes and grass unless a
+/// game sets its own ([`ScatterModels::set`]); insert or change it at any time, and every object
+/// takes its kind's new look.
+#[derive(Resource, Reflect, Clone, Debug, PartialEq)]
+#[reflect(Resource, Debug, Clone, PartialEq)]
 pub struct ScatterModels {
-    /// One mesh per kind.
-    pub meshes: Vec<Handle<Mesh>>,
-    /// One material per kind (white: the meshes carry their colours per vertex).
-    pub materials: Vec<Handle<StandardMaterial>>,
+    /// Indexed by [`ScatterKind::index`].
+    kinds: Vec<ModelLook>,
 }
 
-/// The components of one scattered object.
-pub(crate) type ScatterBundle = (
-    BiomeScatterObject,
-    Mesh3d,
-    MeshMaterial3d<StandardMaterial>,
-    Transform,
-);
-
 impl ScatterModels {
-    pub(crate) fn new(meshes: &mut Assets<Mesh>, materials: &mut Assets<StandardMaterial>) -> Self {
-        Self {
-            meshes: ScatterKind::ALL
-                .iter()
-                .map(|&kind| meshes.add(scatter_mesh(kind)))
-                .collect(),
-            materials: ScatterKind::ALL
-                .iter()
-                .map(|&kind| {
-                    let mut material = StandardMaterial {
-                        perceptual_roughness: if kind == ScatterKind::Rock {
-                            0.85
-                        } else {
-                            0.95
-                        },
-                        reflectance: 0.2,
-                        ..default()
-                    };
-                    if kind == ScatterKind::Grass {
-                        // Blades are seen from both sides.
-                        material.double_sided = true;
-                        material.cull_mode = None;
-                    }
-                    materials.add(material)
-                })
-                .collect(),
-        }
+    /// The built-in low-poly objects, their meshes and materials added to `meshes` and
+    /// `materials`.
+    #[must_use]
+    pub fn procedural(meshes: &mut Assets<Mesh>, materials: &mut Assets<StandardMaterial>) -> Self {
+        let kinds = ScatterKind::ALL
+            .iter()
+            .map(|&kind| {
+                let mut material = StandardMaterial {
+                    perceptual_roughness: if kind == ScatterKind::Rock {
+                        0.85
+                    } else {
+                        0.95
+                    },
+                    reflectance: 0.2,
+                    ..default()
+                };
+                if kind == ScatterKind::Grass {
+                    // Blades are seen from both sides.
+                    material.double_sided = true;
+                    material.cull_mode = None;
+                }
+                ModelLook::Mesh {
+                    mesh: meshes.add(scatter_mesh(kind)),
+                    material: materials.add(material),
+                }
+            })
+            .collect();
+        Self { kinds }
     }
 
-    /// The components of one object standing at `object` on its chunk.
-    pub(crate) fn bundle(&self, object: &ScatterInstance) -> ScatterBundle {
-        let i = object.kind.index();
-        (
-            BiomeScatterObject(object.kind),
-            Mesh3d(self.meshes[i].clone()),
-            MeshMaterial3d(self.materials[i].clone()),
-            Transform {
+    /// The look of `kind`.
+    #[must_use]
+    pub fn get(&self, kind: ScatterKind) -> &ModelLook {
+        &self.kinds[kind.index()]
+    }
+
+    /// Gives `kind` its own look (standing on `y = 0` at scale 1, as the built-in objects do).
+    pub fn set(&mut self, kind: ScatterKind, look: ModelLook) {
+        self.kinds[kind.index()] = look;
+    }
+
+    /// The instance of one object standing at `object` on its node.
+    pub(crate) fn instance(&self, object: &ScatterInstance) -> Instance<'_, BiomeScatterObject> {
+        Instance {
+            marker: BiomeScatterObject(object.kind),
+            transform: Transform {
                 translation: Vec3::from_array(object.position),
                 rotation: Quat::from_rotation_y(object.yaw),
                 scale: Vec3::splat(object.scale),
             },
-        )
+            look: self.get(object.kind),
+        }
+    }
+}
+
+/// Gives every scattered object its kind's current look.
+pub(crate) fn take_scatter_models(
+    models: Res<ScatterModels>,
+    objects: Query<(Entity, &BiomeScatterObject)>,
+    mut commands: Commands,
+) {
+    for (entity, object) in &objects {
+        relook(&mut commands, entity, models.get(object.0));
     }
 }
 

@@ -10,7 +10,7 @@ use biome_core::{ChunkLayout, WorldGenerator};
 
 use super::{
     BiomeScatter, BiomeScatterObject, BiomeScatterSettings, BiomeScatterStats, KINDS, ScatterLayer,
-    ScatterModels,
+    ScatterModels, take_scatter_models,
 };
 use crate::BiomeWorldSystems;
 use crate::settings::BiomeWorldState;
@@ -19,7 +19,8 @@ use crate::terrain::{BiomeWorldAnchor, BiomeWorldStats};
 
 /// Streams rocks, bushes and grass around every [`BiomeWorldAnchor`], tuned by
 /// [`BiomeScatterSettings`]: part of [`crate::BiomeWorldPlugin`]. A game's own
-/// [`ScatterModels`], inserted before the app starts, is kept.
+/// [`ScatterModels`], inserted before the app starts, is kept (and one inserted or changed later
+/// gives every object its kind's new look).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct BiomeScatterPlugin;
 
@@ -39,6 +40,9 @@ impl Plugin for BiomeScatterPlugin {
                 (
                     stream_scatter.in_set(BiomeWorldSystems::Stream),
                     apply_scatter.in_set(BiomeWorldSystems::Apply),
+                    take_scatter_models
+                        .in_set(BiomeWorldSystems::Settings)
+                        .run_if(resource_changed::<ScatterModels>),
                 ),
             );
     }
@@ -49,7 +53,7 @@ impl Plugin for BiomeScatterPlugin {
         }
         let world = app.world_mut();
         let models = world.resource_scope(|world, mut materials: Mut<Assets<StandardMaterial>>| {
-            ScatterModels::new(&mut world.resource_mut::<Assets<Mesh>>(), &mut materials)
+            ScatterModels::procedural(&mut world.resource_mut::<Assets<Mesh>>(), &mut materials)
         });
         world.insert_resource(models);
     }

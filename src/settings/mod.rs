@@ -382,11 +382,17 @@ impl BiomeWorldState {
         &self.streaming
     }
 
-    /// Moves on each time the settings change; chunks and tasks of older generations are
-    /// replaced, never applied.
+    /// Moves on each time the settings (or the trees' sizes, [`crate::TreeSize`]) change; chunks
+    /// and tasks of older generations are replaced, never applied.
     #[must_use]
     pub fn generation(&self) -> u64 {
         self.generation
+    }
+
+    /// Moves the generation on: everything built is built again, and replaced once its
+    /// replacement is in.
+    pub(crate) fn rebuild(&mut self) {
+        self.generation += 1;
     }
 
     /// Why the latest settings or streaming values were refused, if they were; the world keeps

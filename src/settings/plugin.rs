@@ -81,6 +81,6 @@ fn apply_settings(
         state.generator =
             Arc::new(WorldGenerator::new(settings.generator.clone()).expect("validated above"));
     }
-    state.generation += 1;
+    state.rebuild();
     state.settings = settings.clone();
 }

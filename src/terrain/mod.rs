@@ -12,7 +12,6 @@ mod plugin;
 pub(crate) mod share;
 mod view;
 
-use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
@@ -28,9 +27,10 @@ pub use plugin::BiomeTerrainPlugin;
 pub use view::HorizonView;
 
 use crate::areas::{self, GroundHolder};
+use crate::models::spawn_instances;
 use crate::settings::{BiomeWorldState, ChunkMeshOptions};
 use crate::stream::{BuildKey, ChunkPlanner, KindDiagnostics, StreamKind};
-use crate::trees::{BiomeForest, FarTrees, TreeModels};
+use crate::trees::{BiomeForest, TreeModels, TreeSizes};
 use share::{DensityShare, DensityUser};
 
 /// A streamed terrain node: a chunk (level 0) or a coarser node covering 2^level × 2^level
@@ -272,9 +272,7 @@ pub(crate) struct TerrainNode {
 
 /// Terrain as a kind of the streamer.
 #[derive(Default)]
-pub(crate) struct TerrainKind {
-    far_trees: Arc<FarTrees>,
-}
+pub(crate) struct TerrainKind;
 
 impl StreamKind for TerrainKind {
     type Built = BuiltNode;
@@ -299,7 +297,7 @@ impl StreamKind for TerrainKind {
         );
         let stride = state.settings().far_forest_stride(key.node.level);
         let coarse_trees = key.node.level > 0 && state.settings().tree_entities_at(key.node.level);
-        let far_trees = self.far_trees.clone();
+        let sizes = TreeSizes::in_world(world);
         // The physics plugin's share, where its colliders and the terrain lend each other
         // densities.
         let slot = world
@@ -329,7 +327,7 @@ impl StreamKind for TerrainKind {
                     .collect()
             };
             let forest = stride.and_then(|stride| {
-                far_trees.forest_mesh(&node_trees(stride), stride as f32, mesh_usage)
+                sizes.forest_mesh(&node_trees(stride), stride as f32, mesh_usage)
             });
             // The core gives chunks their trees; coarser nodes that carry tree entities get
             // theirs here.
@@ -577,13 +575,9 @@ fn spawn_node(world: &mut World, key: BuildKey, built: BuiltNode) -> TerrainNode
         && !built.trees.is_empty()
         && let Some(models) = world.get_resource::<TreeModels>()
     {
-        let bundles: Vec<_> = built
-            .trees
-            .iter()
-            .map(|tree| (models.bundle(tree), ChildOf(entity)))
-            .collect();
-        tree_count = bundles.len();
-        world.spawn_batch(bundles);
+        let models = models.clone();
+        let instances = built.trees.iter().map(|tree| models.instance(tree));
+        tree_count = spawn_instances(world, entity, instances).len();
     }
     TerrainNode {
         entity,
@@ -623,7 +617,7 @@ mod tests {
             stitch: Stitch::NONE,
             generation: 0,
         };
-        TerrainKind::default().failed(&mut world, key, "refused");
+        TerrainKind.failed(&mut world, key, "refused");
         let messages = world.resource::<Messages<ChunkFailed>>();
         let read: Vec<ChunkFailed> = MessageCursor::default().read(messages).cloned().collect();
         assert_eq!(

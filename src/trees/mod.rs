@@ -1,8 +1,12 @@
-//! Trees: one low-poly mesh and one material per species, built in code and shared by every
-//! tree of that species, so the renderer batches them ([`TreeModels`]). Trees are child entities
-//! of their terrain node and leave with it. Coarser nodes carry far forests instead: one merged
-//! mesh per node of a thinned subset of the same trees, each a three-sided spire as wide and tall
-//! as its tree, in its canopy colour ([`FarTrees`]).
+//! Trees: what each species looks like ([`TreeModels`]: by default one low-poly mesh and one
+//! material per species, built in code and shared by every tree of that species, so the renderer
+//! batches them; a game can give any species its own mesh or glTF scene) and how big it is
+//! ([`TreeSize`]), which trunk colliders and far forests follow. Trees are child entities of their
+//! terrain node and leave with it. Coarser nodes carry far forests instead: one merged mesh per
+//! node of a thinned subset of the same trees, each a three-sided spire as wide and tall as its
+//! tree, in its crown's colour.
+
+use std::sync::{Arc, LazyLock};
 
 use bevy::asset::RenderAssetUsages;
 use bevy::math::primitives::{Cone, Cuboid, Cylinder, Sphere};
@@ -11,8 +15,14 @@ use bevy::prelude::*;
 use biome_core::TreeInstance;
 use biome_core::TreeSpecies;
 
+use crate::BiomeWorldSystems;
+use crate::models::{Instance, ModelLook, relook};
+use crate::settings::BiomeWorldState;
+
 /// The trees' models and components: part of [`crate::BiomeWorldPlugin`]. A game's own
-/// [`TreeModels`], inserted before the app starts, is kept.
+/// [`TreeModels`], inserted before the app starts, is kept; one inserted or changed later gives
+/// every tree its new look, and new sizes rebuild the world (far forests and trunk colliders
+/// follow them).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct BiomeTreesPlugin;
 
@@ -20,18 +30,47 @@ impl Plugin for BiomeTreesPlugin {
     fn build(&self, app: &mut App) {
         app.register_type::<BiomeTree>()
             .register_type::<BiomeForest>()
-            .register_type::<TreeModels>();
+            .register_type::<TreeModels>()
+            .add_systems(
+                Update,
+                take_tree_models
+                    .in_set(BiomeWorldSystems::Settings)
+                    .run_if(resource_changed::<TreeModels>),
+            );
     }
 
     fn finish(&self, app: &mut App) {
-        if app.world().contains_resource::<TreeModels>() {
-            return;
+        if !app.world().contains_resource::<TreeModels>() {
+            let world = app.world_mut();
+            let models =
+                world.resource_scope(|world, mut materials: Mut<Assets<StandardMaterial>>| {
+                    TreeModels::procedural(
+                        &mut world.resource_mut::<Assets<Mesh>>(),
+                        &mut materials,
+                    )
+                });
+            world.insert_resource(models);
         }
-        let world = app.world_mut();
-        let models = world.resource_scope(|world, mut materials: Mut<Assets<StandardMaterial>>| {
-            TreeModels::new(&mut world.resource_mut::<Assets<Mesh>>(), &mut materials)
-        });
-        world.insert_resource(models);
+        let sizes = TreeSizes::of(app.world().resource::<TreeModels>());
+        app.insert_resource(sizes);
+    }
+}
+
+/// Gives every tree its species' current look; new sizes go to the builds and rebuild the world.
+fn take_tree_models(
+    models: Res<TreeModels>,
+    mut sizes: ResMut<TreeSizes>,
+    mut state: ResMut<BiomeWorldState>,
+    trees: Query<(Entity, &BiomeTree)>,
+    mut commands: Commands,
+) {
+    for (entity, tree) in &trees {
+        relook(&mut commands, entity, &models.get(tree.0).look);
+    }
+    let taken = TreeSizes::of(&models);
+    if taken != *sizes {
+        *sizes = taken;
+        state.rebuild();
     }
 }
 
@@ -40,69 +79,192 @@ impl Plugin for BiomeTreesPlugin {
 #[reflect(Component, Default, Debug, Clone)]
 pub struct BiomeForest;
 
-/// The far look of every species: a spire (three sloped faces) with the tree's footprint and
-/// height and its average colour, indexed by [`TreeSpecies::index`].
-#[derive(Clone, Debug)]
-pub(crate) struct FarTrees {
-    shapes: Vec<FarShape>,
+/// How big a tree of one species is at scale 1 (world units, metres) and its colour from afar:
+/// trunk colliders are its trunk, far forests draw it as a spire of its crown's width and its
+/// height.
+#[derive(Clone, Copy, Debug, PartialEq, Reflect)]
+#[reflect(Debug, Clone, PartialEq)]
+pub struct TreeSize {
+    /// The trunk's radius, which colliders stand in the way.
+    pub trunk_radius: f32,
+    /// The trunk's height from the ground.
+    pub trunk_height: f32,
+    /// How far the crown reaches from the trunk's axis.
+    pub crown_radius: f32,
+    /// The tree's height from the ground.
+    pub height: f32,
+    /// The crown's colour, which far forests draw it in.
+    pub far_color: Color,
 }
 
-#[derive(Clone, Copy, Debug)]
-struct FarShape {
-    radius: f32,
-    height: f32,
-    color: [f32; 4],
-}
-
-impl Default for FarTrees {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl FarTrees {
-    /// The far shapes, measured from [`tree_mesh`].
+impl TreeSize {
+    /// The size of `mesh` (standing on `y = 0` with its trunk on the `y` axis) with the given
+    /// trunk: its crown radius and height from its positions, its far colour the average vertex
+    /// colour of its upper half (white without vertex colours: set `far_color` then). `None`
+    /// for a mesh without positions.
     #[must_use]
-    pub(crate) fn new() -> Self {
-        let shapes = TreeSpecies::ALL
+    pub fn measure(mesh: &Mesh, trunk_radius: f32, trunk_height: f32) -> Option<Self> {
+        let Some(VertexAttributeValues::Float32x3(positions)) =
+            mesh.attribute(Mesh::ATTRIBUTE_POSITION)
+        else {
+            return None;
+        };
+        let crown_radius = positions
             .iter()
-            .map(|&species| {
-                let mesh = tree_mesh(species);
-                let (Some(VertexAttributeValues::Float32x3(positions)), Some(colors)) = (
-                    mesh.attribute(Mesh::ATTRIBUTE_POSITION),
-                    mesh.attribute(Mesh::ATTRIBUTE_COLOR),
-                ) else {
-                    unreachable!("tree meshes have positions and colours");
-                };
-                let VertexAttributeValues::Float32x4(colors) = colors else {
-                    unreachable!("tree colours are linear RGBA");
-                };
-                let radius = positions
-                    .iter()
-                    .map(|p| p[0].hypot(p[2]))
-                    .fold(0.0, f32::max);
-                let height = positions.iter().map(|p| p[1]).fold(0.0, f32::max);
-                // The crown's colour: from afar the trunk hardly shows.
-                let crown: Vec<&[f32; 4]> = positions
+            .map(|p| p[0].hypot(p[2]))
+            .fold(0.0, f32::max);
+        let height = positions.iter().map(|p| p[1]).fold(0.0, f32::max);
+        let far_color = match mesh.attribute(Mesh::ATTRIBUTE_COLOR) {
+            // The crown's colour: from afar the trunk hardly shows.
+            Some(VertexAttributeValues::Float32x4(colors)) => {
+                let (sum, count) = positions
                     .iter()
                     .zip(colors)
                     .filter(|(p, _)| p[1] > height * 0.45)
-                    .map(|(_, c)| c)
-                    .collect();
-                let mut color = [0.0; 4];
-                for c in &crown {
-                    for (sum, v) in color.iter_mut().zip(c.iter()) {
-                        *sum += v / crown.len() as f32;
-                    }
-                }
-                FarShape {
-                    radius,
-                    height,
-                    color,
+                    .fold((Vec4::ZERO, 0.0), |(sum, count), (_, c)| {
+                        (sum + Vec4::from_array(*c), count + 1.0)
+                    });
+                Color::LinearRgba(LinearRgba::from_vec4(sum / f32::max(count, 1.0)))
+            }
+            _ => Color::WHITE,
+        };
+        Some(Self {
+            trunk_radius,
+            trunk_height,
+            crown_radius,
+            height,
+            far_color,
+        })
+    }
+}
+
+/// One species' model: its look and its size.
+#[derive(Clone, Debug, PartialEq, Reflect)]
+#[reflect(Debug, Clone, PartialEq)]
+pub struct TreeModel {
+    /// What every tree of the species shows.
+    pub look: ModelLook,
+    /// How big it is at scale 1.
+    pub size: TreeSize,
+}
+
+/// What every tree species looks like and how big it is: the procedural low-poly trees unless a
+/// game sets its own. Insert it (or change it) at any time:
+///
+/// ```no_run
+/// # use bevy::prelude::*;
+/// # use bevy_biome_world::{ModelLook, TreeModel, TreeModels, TreeSize};
+/// # use bevy_biome_world::biome_core::TreeSpecies;
+/// fn oak_trees(assets: Res<AssetServer>, mut models: ResMut<TreeModels>) {
+///     let oak = TreeModel {
+///         look: ModelLook::Scene(assets.load(GltfAssetLabel::Scene(0).from_asset("oak.glb"))),
+///         size: TreeSize {
+///             trunk_radius: 0.3,
+///             trunk_height: 2.5,
+///             crown_radius: 2.2,
+///             height: 6.0,
+///             far_color: Color::srgb(0.2, 0.4, 0.15),
+///         },
+///     };
+///     models.set(TreeSpecies::Broadleaf, oak);
+/// }
+/// ```
+#[derive(Resource, Reflect, Clone, Debug, PartialEq)]
+#[reflect(Resource, Debug, Clone, PartialEq)]
+pub struct TreeModels {
+    /// Indexed by [`TreeSpecies::index`].
+    species: Vec<TreeModel>,
+}
+
+impl TreeModels {
+    /// The built-in low-poly trees, their meshes and materials added to `meshes` and
+    /// `materials`.
+    #[must_use]
+    pub fn procedural(meshes: &mut Assets<Mesh>, materials: &mut Assets<StandardMaterial>) -> Self {
+        let species = TreeSpecies::ALL
+            .iter()
+            .map(|&species| {
+                let mesh = tree_mesh(species);
+                let material = materials.add(StandardMaterial {
+                    perceptual_roughness: 0.95,
+                    reflectance: 0.2,
+                    // Cactus skin has a little sheen; leaves and bark do not.
+                    metallic: if species == TreeSpecies::Cactus {
+                        0.05
+                    } else {
+                        0.0
+                    },
+                    ..default()
+                });
+                TreeModel {
+                    size: procedural_size(species, &mesh),
+                    look: ModelLook::Mesh {
+                        mesh: meshes.add(mesh),
+                        material,
+                    },
                 }
             })
             .collect();
-        Self { shapes }
+        Self { species }
+    }
+
+    /// The model of `species`.
+    #[must_use]
+    pub fn get(&self, species: TreeSpecies) -> &TreeModel {
+        &self.species[species.index()]
+    }
+
+    /// Gives `species` its own model.
+    pub fn set(&mut self, species: TreeSpecies, model: TreeModel) {
+        self.species[species.index()] = model;
+    }
+
+    /// The instance of one tree standing at `tree` on its node.
+    pub(crate) fn instance(&self, tree: &TreeInstance) -> Instance<'_, BiomeTree> {
+        Instance {
+            marker: BiomeTree(tree.species),
+            transform: Transform {
+                translation: Vec3::from_array(tree.position),
+                rotation: Quat::from_rotation_y(tree.yaw),
+                scale: Vec3::splat(tree.scale),
+            },
+            look: &self.get(tree.species).look,
+        }
+    }
+}
+
+/// The size of a built-in tree, measured from its mesh.
+fn procedural_size(species: TreeSpecies, mesh: &Mesh) -> TreeSize {
+    let (trunk_radius, trunk_height) = procedural_trunk(species);
+    TreeSize::measure(mesh, trunk_radius, trunk_height).expect("tree meshes have positions")
+}
+
+/// Every species' size, as the builds use them (off the main thread): those of the
+/// [`TreeModels`] in use, or of the built-in trees in apps without the trees' plugin.
+#[derive(Resource, Clone, Debug, PartialEq)]
+pub(crate) struct TreeSizes(Arc<[TreeSize]>);
+
+impl TreeSizes {
+    fn of(models: &TreeModels) -> Self {
+        Self(models.species.iter().map(|model| model.size).collect())
+    }
+
+    /// The sizes `world`'s builds use.
+    pub(crate) fn in_world(world: &World) -> Self {
+        static PROCEDURAL: LazyLock<TreeSizes> = LazyLock::new(|| {
+            TreeSizes(
+                TreeSpecies::ALL
+                    .iter()
+                    .map(|&species| procedural_size(species, &tree_mesh(species)))
+                    .collect(),
+            )
+        });
+        world.get_resource::<Self>().unwrap_or(&PROCEDURAL).clone()
+    }
+
+    /// The size of `species`.
+    pub(crate) fn get(&self, species: TreeSpecies) -> &TreeSize {
+        &self.0[species.index()]
     }
 
     /// One mesh of `trees` (positions relative to the node) as spires, `widen` times wider than
@@ -121,10 +283,11 @@ impl FarTrees {
         let mut normals = Vec::with_capacity(trees.len() * 9);
         let mut colors = Vec::with_capacity(trees.len() * 9);
         for tree in trees {
-            let shape = self.shapes[tree.species.index()];
+            let size = self.get(tree.species);
+            let color = size.far_color.to_linear().to_f32_array();
             let base = Vec3::from_array(tree.position);
-            let apex = base + Vec3::Y * shape.height * tree.scale;
-            let radius = shape.radius * tree.scale * widen;
+            let apex = base + Vec3::Y * size.height * tree.scale;
+            let radius = size.crown_radius * tree.scale * widen;
             let corner = |k: f32| {
                 let angle = tree.yaw + k * std::f32::consts::TAU / 3.0;
                 base + Vec3::new(angle.cos(), 0.0, angle.sin()) * radius
@@ -137,7 +300,7 @@ impl FarTrees {
                 for p in [a, apex, b] {
                     positions.push(p.to_array());
                     normals.push(normal.to_array());
-                    colors.push(shape.color);
+                    colors.push(color);
                 }
             }
         }
@@ -154,66 +317,6 @@ impl FarTrees {
 #[derive(Component, Reflect, Clone, Copy, Debug, PartialEq, Eq)]
 #[reflect(Component, Debug, Clone, PartialEq)]
 pub struct BiomeTree(pub TreeSpecies);
-
-/// The components of one tree entity.
-pub(crate) type TreeBundle = (
-    BiomeTree,
-    Mesh3d,
-    MeshMaterial3d<StandardMaterial>,
-    Transform,
-);
-
-/// The shared mesh and material of every species, indexed by [`TreeSpecies::index`].
-#[derive(Resource, Reflect, Clone, Debug)]
-#[reflect(Resource, Debug, Clone)]
-pub struct TreeModels {
-    /// One mesh per species.
-    pub meshes: Vec<Handle<Mesh>>,
-    /// One material per species (white: the meshes carry their colours per vertex).
-    pub materials: Vec<Handle<StandardMaterial>>,
-}
-
-impl TreeModels {
-    pub(crate) fn new(meshes: &mut Assets<Mesh>, materials: &mut Assets<StandardMaterial>) -> Self {
-        Self {
-            meshes: TreeSpecies::ALL
-                .iter()
-                .map(|&species| meshes.add(tree_mesh(species)))
-                .collect(),
-            materials: TreeSpecies::ALL
-                .iter()
-                .map(|&species| {
-                    materials.add(StandardMaterial {
-                        perceptual_roughness: 0.95,
-                        reflectance: 0.2,
-                        // Cactus skin has a little sheen; leaves and bark do not.
-                        metallic: if species == TreeSpecies::Cactus {
-                            0.05
-                        } else {
-                            0.0
-                        },
-                        ..default()
-                    })
-                })
-                .collect(),
-        }
-    }
-
-    /// The components of one tree standing at `tree` on its chunk.
-    pub(crate) fn bundle(&self, tree: &TreeInstance) -> TreeBundle {
-        let i = tree.species.index();
-        (
-            BiomeTree(tree.species),
-            Mesh3d(self.meshes[i].clone()),
-            MeshMaterial3d(self.materials[i].clone()),
-            Transform {
-                translation: Vec3::from_array(tree.position),
-                rotation: Quat::from_rotation_y(tree.yaw),
-                scale: Vec3::splat(tree.scale),
-            },
-        )
-    }
-}
 
 const BARK: Color = Color::srgb(0.36, 0.25, 0.16);
 const PALE_BARK: Color = Color::srgb(0.86, 0.84, 0.78);
@@ -240,19 +343,9 @@ pub(crate) fn part(mesh: Mesh, transform: Transform, color: Color) -> Mesh {
     mesh
 }
 
-/// A trunk's size at scale 1: what the meshes draw and physics stands in trees' way.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct TrunkSize {
-    /// Radius, world units.
-    pub(crate) radius: f32,
-    /// Height from the ground, world units.
-    pub(crate) height: f32,
-}
-
-/// The trunk of `species` at scale 1.
-#[must_use]
-pub(crate) fn trunk_size(species: TreeSpecies) -> TrunkSize {
-    let (radius, height) = match species {
+/// The trunk of a built-in `species` at scale 1: radius and height.
+fn procedural_trunk(species: TreeSpecies) -> (f32, f32) {
+    match species {
         TreeSpecies::Conifer | TreeSpecies::SnowyConifer => (0.22, 2.0),
         TreeSpecies::Broadleaf => (0.25, 2.6),
         TreeSpecies::Birch => (0.14, 3.4),
@@ -260,12 +353,11 @@ pub(crate) fn trunk_size(species: TreeSpecies) -> TrunkSize {
         TreeSpecies::Acacia => (0.16, 3.0),
         TreeSpecies::Palm => (0.16, 5.0),
         TreeSpecies::Cactus => (0.28, 2.6),
-    };
-    TrunkSize { radius, height }
+    }
 }
 
 fn trunk(species: TreeSpecies, color: Color) -> Mesh {
-    let TrunkSize { radius, height } = trunk_size(species);
+    let (radius, height) = procedural_trunk(species);
     part(
         Cylinder::new(radius, height)
             .mesh()
@@ -401,7 +493,7 @@ mod tests {
 
     #[test]
     fn far_trees_are_spires_facing_outwards() {
-        let far = FarTrees::new();
+        let far = TreeSizes::in_world(&World::new());
         let trees: Vec<TreeInstance> = TreeSpecies::ALL
             .iter()
             .enumerate()

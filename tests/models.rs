@@ -1,0 +1,262 @@
+//! Headless tests of a game's own models: tree and scatter models inserted before the plugin are
+//! kept, looks swapped later reach every instance (meshes and glTF-style scenes), and new tree
+//! sizes rebuild the world so far forests take them.
+
+#[expect(dead_code, reason = "the model tests need no random numbers")]
+mod common;
+
+use bevy::mesh::VertexAttributeValues;
+use bevy::prelude::*;
+use bevy::world_serialization::{WorldAsset, WorldAssetRoot};
+use bevy_biome_world::biome_core::scatter::ScatterKind;
+use bevy_biome_world::biome_core::{ChunkLayout, MeshStyle, TreeSpecies};
+use bevy_biome_world::prelude::*;
+use bevy_biome_world::{
+    BiomeForest, BiomeScatterObject, BiomeScatterStats, BiomeTree, BiomeWorldState, ModelLook,
+    ScatterModels, TreeModel, TreeModels, TreeSize,
+};
+
+const FAR_GREEN: Color = Color::srgb(0.1, 0.8, 0.2);
+const FAR_RED: Color = Color::srgb(0.9, 0.1, 0.1);
+
+fn size(far_color: Color) -> TreeSize {
+    TreeSize {
+        trunk_radius: 0.4,
+        trunk_height: 3.0,
+        crown_radius: 2.5,
+        height: 7.0,
+        far_color,
+    }
+}
+
+/// Small chunks, trees as entities on chunks and far forests from level 2 to the 1 km horizon.
+fn app() -> App {
+    let mut app = App::new();
+    app.add_plugins((MinimalPlugins, AssetPlugin::default(), TransformPlugin))
+        .init_asset::<Mesh>()
+        .init_asset::<StandardMaterial>()
+        .init_asset::<WorldAsset>()
+        .insert_resource(BiomeWorldSettings {
+            layout: ChunkLayout {
+                tiles: 16,
+                tile_size: 4.0,
+                style: MeshStyle::Smooth,
+            },
+            ..default()
+        })
+        .insert_resource(BiomeWorldStreaming {
+            horizon: 1024.0,
+            detail_radius: 96.0,
+            ..default()
+        })
+        .insert_resource(BiomeScatterSettings::default());
+    app
+}
+
+fn settle(app: &mut App) {
+    common::step_until_idle(app, "idle world", App::update, |app| {
+        app.world().resource::<BiomeWorldStats>().is_idle()
+            && app.world().resource::<BiomeScatterStats>().is_idle()
+    });
+}
+
+/// What one tree shows.
+#[derive(Debug, PartialEq)]
+struct TreeLook {
+    mesh: Option<Handle<Mesh>>,
+    scene: Option<Handle<WorldAsset>>,
+}
+
+fn tree_looks(app: &mut App) -> Vec<TreeLook> {
+    let mut query = app
+        .world_mut()
+        .query_filtered::<(Option<&Mesh3d>, Option<&WorldAssetRoot>), With<BiomeTree>>();
+    query
+        .iter(app.world())
+        .map(|(mesh, scene)| TreeLook {
+            mesh: mesh.map(|m| m.0.clone()),
+            scene: scene.map(|s| s.0.clone()),
+        })
+        .collect()
+}
+
+/// Every far-forest vertex colour.
+fn forest_colors(app: &mut App) -> Vec<[f32; 4]> {
+    let mut query = app
+        .world_mut()
+        .query_filtered::<&Mesh3d, With<BiomeForest>>();
+    let world = app.world();
+    let meshes = world.resource::<Assets<Mesh>>();
+    query
+        .iter(world)
+        .flat_map(|mesh| {
+            let Some(VertexAttributeValues::Float32x4(colors)) = meshes
+                .get(&mesh.0)
+                .expect("forest meshes stay in the main world here")
+                .attribute(Mesh::ATTRIBUTE_COLOR)
+            else {
+                panic!("forests have vertex colours");
+            };
+            colors.clone()
+        })
+        .collect()
+}
+
+fn linear(color: Color) -> [f32; 4] {
+    color.to_linear().to_f32_array()
+}
+
+#[test]
+fn a_games_tree_models_are_kept_their_looks_swapped_and_their_sizes_followed() {
+    let mut app = app();
+    let world = app.world_mut();
+    let mesh = world
+        .resource_mut::<Assets<Mesh>>()
+        .add(Cuboid::new(1.0, 4.0, 1.0));
+    let material = world
+        .resource_mut::<Assets<StandardMaterial>>()
+        .add(StandardMaterial::default());
+    let look = ModelLook::Mesh {
+        mesh: mesh.clone(),
+        material,
+    };
+    let mut models = world.resource_scope(|world, mut materials: Mut<Assets<StandardMaterial>>| {
+        TreeModels::procedural(&mut world.resource_mut::<Assets<Mesh>>(), &mut materials)
+    });
+    for species in TreeSpecies::ALL {
+        models.set(
+            species,
+            TreeModel {
+                look: look.clone(),
+                size: size(FAR_GREEN),
+            },
+        );
+    }
+    app.insert_resource(models).add_plugins(BiomeWorldPlugin);
+    app.finish();
+    app.cleanup();
+    app.world_mut()
+        .spawn((BiomeWorldAnchor, Transform::from_xyz(0.0, 60.0, 0.0)));
+    settle(&mut app);
+
+    // Kept: every tree shows the game's mesh, every far forest its colour.
+    let looks = tree_looks(&mut app);
+    assert!(looks.len() > 50, "{} trees", looks.len());
+    let game_mesh = TreeLook {
+        mesh: Some(mesh.clone()),
+        scene: None,
+    };
+    assert!(looks.iter().all(|look| *look == game_mesh));
+    let colors = forest_colors(&mut app);
+    assert!(!colors.is_empty(), "no far forests");
+    assert!(colors.iter().all(|c| *c == linear(FAR_GREEN)));
+
+    // A scene for every species, same sizes: every tree takes it, nothing is rebuilt.
+    let generation = app.world().resource::<BiomeWorldState>().generation();
+    let scene = app
+        .world_mut()
+        .resource_mut::<Assets<WorldAsset>>()
+        .add(WorldAsset::new(World::new()));
+    let mut models = app.world_mut().resource_mut::<TreeModels>();
+    for species in TreeSpecies::ALL {
+        let size = models.get(species).size;
+        models.set(
+            species,
+            TreeModel {
+                look: ModelLook::Scene(scene.clone()),
+                size,
+            },
+        );
+    }
+    app.update();
+    let looks = tree_looks(&mut app);
+    assert!(looks.len() > 50);
+    let game_scene = TreeLook {
+        mesh: None,
+        scene: Some(scene.clone()),
+    };
+    assert!(
+        looks.iter().all(|look| *look == game_scene),
+        "every tree shows the scene alone"
+    );
+    assert_eq!(
+        app.world().resource::<BiomeWorldState>().generation(),
+        generation
+    );
+
+    // New sizes rebuild the world: far forests in the new colour, trees still the scene.
+    let mut models = app.world_mut().resource_mut::<TreeModels>();
+    for species in TreeSpecies::ALL {
+        let look = models.get(species).look.clone();
+        models.set(
+            species,
+            TreeModel {
+                look,
+                size: size(FAR_RED),
+            },
+        );
+    }
+    app.update();
+    assert_eq!(
+        app.world().resource::<BiomeWorldState>().generation(),
+        generation + 1
+    );
+    common::step_until(
+        &mut app,
+        "far forests in the new colour",
+        App::update,
+        |app| {
+            let colors = forest_colors(app);
+            !colors.is_empty() && colors.iter().all(|c| *c == linear(FAR_RED))
+        },
+    );
+    settle(&mut app);
+    let looks = tree_looks(&mut app);
+    assert!(looks.len() > 50);
+    assert!(looks.iter().all(|look| *look == game_scene));
+}
+
+#[test]
+fn a_scatter_kind_swapped_at_run_time_reaches_its_objects_alone() {
+    let mut app = app();
+    app.add_plugins(BiomeWorldPlugin);
+    app.finish();
+    app.cleanup();
+    app.world_mut()
+        .spawn((BiomeWorldAnchor, Transform::from_xyz(0.0, 60.0, 0.0)));
+    settle(&mut app);
+    let procedural = app.world().resource::<ScatterModels>().clone();
+    let rock = app
+        .world_mut()
+        .resource_mut::<Assets<Mesh>>()
+        .add(Sphere::new(0.5));
+    let material = procedural.get(ScatterKind::Rock).clone();
+    let ModelLook::Mesh { material, .. } = material else {
+        panic!("built-in rocks are meshes");
+    };
+    app.world_mut().resource_mut::<ScatterModels>().set(
+        ScatterKind::Rock,
+        ModelLook::Mesh {
+            mesh: rock.clone(),
+            material,
+        },
+    );
+    app.update();
+    let mut query = app.world_mut().query::<(&BiomeScatterObject, &Mesh3d)>();
+    let mut counts = [0; 3];
+    for (object, mesh) in query.iter(app.world()) {
+        counts[object.0.index()] += 1;
+        let want = match object.0 {
+            ScatterKind::Rock => rock.clone(),
+            kind => match procedural.get(kind) {
+                ModelLook::Mesh { mesh, .. } => mesh.clone(),
+                ModelLook::Scene(_) => unreachable!("built-in objects are meshes"),
+            },
+        };
+        assert_eq!(mesh.0, want, "{:?}", object.0);
+    }
+    assert!(
+        counts[ScatterKind::Rock.index()] > 0 && counts.iter().sum::<usize>() > counts[0],
+        "rocks and other kinds: {counts:?}"
+    );
+}
