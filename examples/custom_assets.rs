@@ -132,13 +132,13 @@ fn circle(
     } else {
         time.elapsed_secs() * 0.05
     };
-    let at = orbit.centre + Vec2::from_angle(angle) * 45.0;
+    let at = orbit.centre + Vec2::from_angle(angle) * 60.0;
     let ground = biome_world.ground_height_at(at).max(0.0);
     let target = orbit
         .centre
         .extend(biome_world.ground_height_at(orbit.centre));
     for mut transform in &mut cameras {
-        *transform = Transform::from_xyz(at.x, ground + 16.0, at.y)
+        *transform = Transform::from_xyz(at.x, ground + 32.0, at.y)
             .looking_at(Vec3::new(target.x, target.z + 2.0, target.y), Vec3::Y);
     }
 }

@@ -145,7 +145,8 @@ pub use stream::background_async_compute;
 pub use terrain::{
     BiomeChunk, BiomeRiverWater, BiomeTerrainPlugin, BiomeWater, BiomeWorldAnchor, BiomeWorldStats,
     ChunkDespawned, ChunkFade, ChunkFailed, ChunkGround, ChunkReplaced, ChunkSpawned, HorizonView,
-    TerrainMaterial, TerrainMaterials, TerrainSurface,
+    OwnTerrainMaterial, OwnTerrainMaterialPlugin, TerrainMaterial, TerrainMaterials,
+    TerrainSurface,
 };
 pub use trees::{BiomeForest, BiomeTree, BiomeTreesPlugin, TreeModel, TreeModels, TreeSize};
 

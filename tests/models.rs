@@ -1,6 +1,7 @@
-//! Headless tests of a game's own models: tree and scatter models inserted before the plugin are
-//! kept, looks swapped later reach every instance (meshes and glTF-style scenes), and new tree
-//! sizes rebuild the world so far forests take them.
+//! Headless tests of a game's own looks: tree and scatter models inserted before the plugin are
+//! kept, looks swapped later reach every instance (meshes and glTF-style scenes), new tree sizes
+//! rebuild the world so far forests take them, and the game's own terrain material draws every
+//! terrain node shown, frame by frame, while levels of detail change under a moving anchor.
 
 #[expect(dead_code, reason = "the model tests need no random numbers")]
 mod common;
@@ -13,7 +14,7 @@ use bevy_biome_world::biome_core::{ChunkLayout, MeshStyle, TreeSpecies};
 use bevy_biome_world::prelude::*;
 use bevy_biome_world::{
     BiomeForest, BiomeScatterObject, BiomeScatterStats, BiomeTree, BiomeWorldState, ModelLook,
-    ScatterModels, TreeModel, TreeModels, TreeSize,
+    OwnTerrainMaterial, OwnTerrainMaterialPlugin, ScatterModels, TreeModel, TreeModels, TreeSize,
 };
 
 const FAR_GREEN: Color = Color::srgb(0.1, 0.8, 0.2);
@@ -259,4 +260,60 @@ fn a_scatter_kind_swapped_at_run_time_reaches_its_objects_alone() {
         counts[ScatterKind::Rock.index()] > 0 && counts.iter().sum::<usize>() > counts[0],
         "rocks and other kinds: {counts:?}"
     );
+}
+
+#[test]
+fn the_games_terrain_material_draws_every_node_shown_in_every_frame() {
+    let mut app = app();
+    app.insert_resource(BiomeScatterSettings {
+        enabled: false,
+        ..default()
+    })
+    .add_plugins((
+        BiomeWorldPlugin,
+        OwnTerrainMaterialPlugin::<StandardMaterial>::default(),
+    ));
+    app.finish();
+    app.cleanup();
+    let anchor = app
+        .world_mut()
+        .spawn((BiomeWorldAnchor, Transform::from_xyz(0.0, 60.0, 0.0)))
+        .id();
+    let mut materials = app.world_mut().resource_mut::<Assets<StandardMaterial>>();
+    let first = materials.add(StandardMaterial::from_color(Color::srgb(0.9, 0.2, 0.2)));
+    let second = materials.add(StandardMaterial::from_color(Color::srgb(0.2, 0.2, 0.9)));
+    app.insert_resource(OwnTerrainMaterial(first.clone()));
+
+    // Every node shown carries exactly the game's material, at the end of every frame.
+    let shown_with = |app: &mut App| -> Vec<Option<Handle<StandardMaterial>>> {
+        let mut query = app
+            .world_mut()
+            .query_filtered::<(&Visibility, Option<&MeshMaterial3d<StandardMaterial>>), With<BiomeChunk>>();
+        query
+            .iter(app.world())
+            .filter(|(visibility, _)| **visibility != Visibility::Hidden)
+            .map(|(_, material)| material.map(|m| m.0.clone()))
+            .collect()
+    };
+    settle(&mut app);
+    for step in 0..240 {
+        // Flying at 300 units a second at 60 Hz: levels and stitches change under the anchor.
+        app.world_mut()
+            .get_mut::<Transform>(anchor)
+            .unwrap()
+            .translation
+            .x = step as f32 * 5.0;
+        app.update();
+        let shown = shown_with(&mut app);
+        assert!(!shown.is_empty());
+        for material in &shown {
+            assert_eq!(material.as_ref(), Some(&first), "frame {step}");
+        }
+    }
+
+    // A new material reaches every node at once.
+    app.insert_resource(OwnTerrainMaterial(second.clone()));
+    app.update();
+    let shown = shown_with(&mut app);
+    assert!(shown.iter().all(|m| m.as_ref() == Some(&second)));
 }

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use biome_core::PresetError;
 use biome_core::WorldSettings;
-use biome_core::density::DensityNode;
+use biome_core::density::{DensityFunctions, DensityNode};
 
 /// The panel's working copy of one settings resource.
 ///
@@ -167,14 +167,18 @@ impl PresetLibrary {
         }
     }
 
-    /// Reads and validates preset `name`.
+    /// Reads and validates preset `name`, whose `Custom` nodes may name `functions`.
     ///
     /// # Errors
     /// A bad name, an unreadable file, or a preset that does not parse or validate (naming the
     /// field and the reason).
-    pub(super) fn load(&self, name: &str) -> Result<WorldSettings, PresetFileError> {
+    pub(super) fn load(
+        &self,
+        name: &str,
+        functions: &DensityFunctions,
+    ) -> Result<WorldSettings, PresetFileError> {
         let path = self.path(name)?;
-        load_file(&path)
+        load_file(&path, functions)
     }
 
     /// Writes `settings` as preset `name`, replacing any preset of that name. Only valid
@@ -204,13 +208,16 @@ impl PresetLibrary {
     }
 }
 
-/// Reads and validates a preset file ([`WorldSettings::from_ron_file`]: files over
+/// Reads and validates a preset file ([`WorldSettings::from_ron_file_with`]: files over
 /// [`biome_core::limits::MAX_PRESET_BYTES`] are refused before they are read whole).
 ///
 /// # Errors
 /// An unreadable or oversized file, or a preset that does not parse or validate.
-pub(super) fn load_file(path: &Path) -> Result<WorldSettings, PresetFileError> {
-    WorldSettings::from_ron_file(path).map_err(|e| PresetFileError::Preset {
+pub(super) fn load_file(
+    path: &Path,
+    functions: &DensityFunctions,
+) -> Result<WorldSettings, PresetFileError> {
+    WorldSettings::from_ron_file_with(path, functions).map_err(|e| PresetFileError::Preset {
         path: path.to_owned(),
         source: Box::new(e),
     })
@@ -340,10 +347,17 @@ mod tests {
         settings.regions.blend_width = 12.5;
         library.save("my_world", &settings).unwrap();
         assert_eq!(library.names(), ["my_world"]);
-        assert_eq!(library.load("my_world").unwrap(), settings);
+        assert_eq!(
+            library
+                .load("my_world", &DensityFunctions::default())
+                .unwrap(),
+            settings
+        );
 
         std::fs::write(dir.join("broken.ron"), "(regions: (cell_size: -3.0))").unwrap();
-        let error = library.load("broken").unwrap_err();
+        let error = library
+            .load("broken", &DensityFunctions::default())
+            .unwrap_err();
         let PresetFileError::Preset { source, .. } = &error else {
             panic!("expected a preset error, got {error}");
         };
@@ -353,7 +367,7 @@ mod tests {
         assert_eq!(invalid.field, "regions.cell_size");
         assert!(error.to_string().contains("regions.cell_size"), "{error}");
         std::fs::write(dir.join("garbled.ron"), "(seed: 1,,,").unwrap();
-        let garbled = library.load("garbled");
+        let garbled = library.load("garbled", &DensityFunctions::default());
         assert!(
             matches!(&garbled, Err(PresetFileError::Preset { source, .. }) if matches!(**source, PresetError::Parse(_))),
             "{garbled:?}"
@@ -363,7 +377,7 @@ mod tests {
             Err(PresetFileError::BadName { .. })
         ));
         assert!(matches!(
-            library.load("missing"),
+            library.load("missing", &DensityFunctions::default()),
             Err(PresetFileError::Preset { source, .. }) if matches!(*source, PresetError::Io { .. })
         ));
         std::fs::remove_dir_all(dir).unwrap();
@@ -408,7 +422,9 @@ mod tests {
         let mut text = WorldSettings::default().to_ron().unwrap();
         text.push_str(&" ".repeat(biome_core::limits::MAX_PRESET_BYTES));
         std::fs::write(dir.join("huge.ron"), &text).unwrap();
-        let error = library.load("huge").unwrap_err();
+        let error = library
+            .load("huge", &DensityFunctions::default())
+            .unwrap_err();
         assert!(
             matches!(&error, PresetFileError::Preset { source, .. } if matches!(**source, PresetError::TooLarge { .. })),
             "{error}"
@@ -424,7 +440,9 @@ mod tests {
         assert!(error.to_string().contains("trees.spacing"), "{error}");
         assert!(!dir.join("invalid.ron").exists());
         // The I/O cause stays reachable through the chain of `source()`s.
-        let missing = library.load("missing").unwrap_err();
+        let missing = library
+            .load("missing", &DensityFunctions::default())
+            .unwrap_err();
         let preset = std::error::Error::source(&missing).expect("the preset error");
         let io = preset.source().expect("the I/O error");
         assert!(io.downcast_ref::<std::io::Error>().is_some(), "{io}");

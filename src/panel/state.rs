@@ -99,7 +99,8 @@ impl PanelPresets {
     /// Loads preset `name` into the draft and applies it at once. A preset that cannot be read
     /// or is invalid changes nothing; the notice names the field and the reason.
     pub(super) fn load(&mut self, name: &str, draft: &mut PanelDraft) {
-        match self.library.load(name) {
+        let functions = draft.generator().functions.clone();
+        match self.library.load(name, &functions) {
             Ok(generator) => {
                 *draft.generator() = generator;
                 draft.settings.apply_now();

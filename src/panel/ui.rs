@@ -886,6 +886,7 @@ fn op_label(kind: &'static str) -> &'static str {
         "Fbm" => "Simplex fBm",
         "Eroded" => "Eroded fBm",
         "SmoothClamp" => "Smooth clamp",
+        "Custom" => "Game function",
         other => other,
     }
 }
@@ -902,6 +903,7 @@ fn field_label(kind: &str, name: &'static str) -> &'static str {
         ("Eroded", "scale") => "mountain size",
         (_, "scale") => "feature size",
         ("Cell", "radius") => "radius (u)",
+        ("Custom", "name") => "function",
         ("Eroded", "depth") => "gully depth",
         ("Eroded", "gully_scale") => "gullies finer by",
         ("Eroded", "gully_octaves") => "gully layers",
@@ -943,6 +945,13 @@ fn field_widget(ui: &mut egui::Ui, id: usize, kind: &str, field: Field<'_>) {
             ui.horizontal(|ui| {
                 ui.label(label);
                 shape_picker(ui, shape, id);
+            });
+        }
+        // Functions are the game's code: the panel names them.
+        FieldValue::Name(name) => {
+            ui.horizontal(|ui| {
+                ui.label(label);
+                ui.monospace(name.as_str());
             });
         }
     }

@@ -8,6 +8,7 @@
 
 mod material;
 mod mesh;
+mod own_material;
 mod plugin;
 pub(crate) mod share;
 mod view;
@@ -23,6 +24,7 @@ pub(crate) use material::add_terrain_material;
 pub use material::{TerrainMaterial, TerrainSurface};
 pub use mesh::TerrainMaterials;
 pub(crate) use mesh::{TerrainColors, chunk_mesh, mesh_bytes, river_water_mesh};
+pub use own_material::{OwnTerrainMaterial, OwnTerrainMaterialPlugin};
 pub use plugin::BiomeTerrainPlugin;
 pub use view::HorizonView;
 
@@ -400,10 +402,8 @@ impl StreamKind for TerrainKind {
         if let Ok(mut entity) = world.get_entity_mut(node.entity) {
             entity.remove::<ChunkFade>();
         }
-        if let Some(shared) = node.shared.clone()
-            && node.fading.is_some()
-        {
-            set_material(world, node, shared);
+        if let (Some(shared), Some(fading)) = (node.shared.clone(), node.fading.clone()) {
+            restore_material(world, node, &fading, shared);
         }
         drop_material(world, node.fading.take());
     }
@@ -474,6 +474,25 @@ fn set_material(world: &mut World, node: &TerrainNode, material: Handle<TerrainM
     for entity in std::iter::once(node.entity).chain(node.forest) {
         if let Ok(mut entity) = world.get_entity_mut(entity) {
             entity.insert(MeshMaterial3d(material.clone()));
+        }
+    }
+}
+
+/// Gives `shared` back to the parts of `node` that still carry `fading`: a material the game
+/// put on one since ([`OwnTerrainMaterialPlugin`]) stays.
+fn restore_material(
+    world: &mut World,
+    node: &TerrainNode,
+    fading: &Handle<TerrainMaterial>,
+    shared: Handle<TerrainMaterial>,
+) {
+    for entity in std::iter::once(node.entity).chain(node.forest) {
+        if let Ok(mut entity) = world.get_entity_mut(entity)
+            && entity
+                .get::<MeshMaterial3d<TerrainMaterial>>()
+                .is_some_and(|material| material.0 == *fading)
+        {
+            entity.insert(MeshMaterial3d(shared.clone()));
         }
     }
 }

@@ -1,12 +1,12 @@
 //! Cameras that see the terrain to its horizon: a far plane past it and a haze that hides its
-//! edge, both following [`BiomeWorldStreaming::horizon`].
+//! edge, both following [`crate::BiomeWorldStreaming::horizon`].
 
 use bevy::prelude::*;
 
-use crate::settings::BiomeWorldStreaming;
+use crate::settings::BiomeWorldState;
 
 /// Put on a camera to see the world to its horizon: the plugin sets the camera's far plane just
-/// past [`BiomeWorldStreaming::horizon`] and a [`DistanceFog`] that thickens with distance and
+/// past [`crate::BiomeWorldStreaming::horizon`] and a [`DistanceFog`] that thickens with distance and
 /// hides the land just before it, so the world shows no edge; both follow the horizon when it
 /// changes. Without it a default camera clips the land at 1,000 units and shows where it ends.
 ///
@@ -58,20 +58,68 @@ impl Default for HorizonView {
     }
 }
 
-/// Sets each [`HorizonView`]'s fog and far plane when it is new or changed, or the horizon moved.
+/// Sets each [`HorizonView`]'s fog and far plane when it is new or changed, or the horizon the
+/// world streams to (the last valid [`crate::BiomeWorldStreaming`]: a refused one changes nothing)
+/// moved.
 pub(super) fn match_views_to_horizon(
-    streaming: Res<BiomeWorldStreaming>,
+    state: Res<BiomeWorldState>,
     mut views: Query<(Ref<HorizonView>, &mut DistanceFog, Option<&mut Projection>)>,
 ) {
+    let horizon = state.streaming().horizon;
     for (view, mut fog, projection) in &mut views {
-        if !streaming.is_changed() && !view.is_changed() {
+        if !state.is_changed() && !view.is_changed() {
             continue;
         }
-        *fog = view.fog(streaming.horizon);
+        *fog = view.fog(horizon);
         if let Some(mut projection) = projection
             && let Projection::Perspective(perspective) = &mut *projection
         {
-            perspective.far = streaming.horizon * HorizonView::FAR;
+            perspective.far = horizon * HorizonView::FAR;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{BiomeWorldPlugin, BiomeWorldStreaming};
+
+    #[test]
+    fn views_follow_the_horizon_the_world_accepted() {
+        let mut app = App::new();
+        app.add_plugins((MinimalPlugins, AssetPlugin::default(), BiomeWorldPlugin));
+        app.finish();
+        app.cleanup();
+        let camera = app
+            .world_mut()
+            .spawn((HorizonView::default(), Projection::default()))
+            .id();
+        let far = |app: &App| match app.world().get::<Projection>(camera) {
+            Some(Projection::Perspective(perspective)) => perspective.far,
+            _ => panic!("a perspective camera"),
+        };
+        app.update();
+        let horizon = BiomeWorldStreaming::default().horizon;
+        assert_eq!(far(&app), horizon * HorizonView::FAR);
+
+        // Refused (below the shortest horizon): the world keeps its horizon, and so do
+        // the views.
+        app.world_mut()
+            .resource_mut::<BiomeWorldStreaming>()
+            .horizon = 10.0;
+        app.update();
+        assert!(app.world().resource::<BiomeWorldState>().error().is_some());
+        assert_eq!(far(&app), horizon * HorizonView::FAR);
+
+        app.world_mut()
+            .resource_mut::<BiomeWorldStreaming>()
+            .horizon = 2000.0;
+        app.update();
+        assert_eq!(far(&app), 2000.0 * HorizonView::FAR);
+        let fog = app.world().get::<DistanceFog>(camera).unwrap();
+        let FogFalloff::Linear { end, .. } = fog.falloff else {
+            panic!("a linear haze");
+        };
+        assert_eq!(end, 2000.0 * HorizonView::FOG_END);
     }
 }

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use crate::check::{Check, Checked, SettingsError};
 use crate::climate::ClimateSettings;
 use crate::coords::clamp_coordinate;
-use crate::density::{DensityField, DensityNode, Shape};
+use crate::density::{DensityField, DensityFunctions, DensityNode, Shape};
 use crate::limits;
 use crate::regions::{RegionGrid, RegionSettings};
 use crate::scratch::Scratch;
@@ -121,12 +121,13 @@ impl Terrain {
     /// The region grid's, for regions out of range.
     pub(crate) fn new(
         seed: i64,
+        functions: &DensityFunctions,
         terrain: &TerrainSettings,
         climate: &ClimateSettings,
         regions: &RegionSettings,
     ) -> Result<Self, SettingsError> {
         Ok(Self {
-            density: DensityField::compile(&terrain.density, seed),
+            density: DensityField::compile(&terrain.density, seed, functions),
             regions: RegionGrid::new(
                 seed + seed_offsets::SITES,
                 regions.cell_size,

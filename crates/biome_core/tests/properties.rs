@@ -13,8 +13,8 @@ use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use biome_core::density::{
-    Abs, Add, Cell, Clamp, Constant, DensityNode, DensityOp, Eroded, Fbm, FieldValue, Mix,
-    Multiply, Shape, SmoothClamp, Warp,
+    Abs, Add, Bounds, Cell, Clamp, Constant, Custom, DensityFunction, DensityFunctions,
+    DensityNode, DensityOp, Eroded, Fbm, FieldValue, Mix, Multiply, Shape, SmoothClamp, Warp,
 };
 use biome_core::limits;
 use biome_core::scatter::ScatterKind;
@@ -98,6 +98,49 @@ fn sorted(a: f64, b: f64) -> (f64, f64) {
     (a.min(b), a.max(b))
 }
 
+/// Ripples over the input: a well-behaved function written in code.
+#[derive(Debug)]
+struct Ripples;
+
+impl DensityFunction for Ripples {
+    fn value(&self, x: f64, z: f64, input: f64, seed: i64) -> f64 {
+        input + 0.5 * libm::sin(x * 0.013 + (seed % 97) as f64) * libm::cos(z * 0.011)
+    }
+
+    fn bound(&self, input: Bounds) -> Bounds {
+        Bounds::new(input.low - 0.5, input.high + 0.5)
+    }
+}
+
+/// A function that declares its input's bound and gives anything, NaN and infinities included:
+/// evaluation must hold it to what it declared.
+#[derive(Debug)]
+struct Liar;
+
+impl DensityFunction for Liar {
+    fn value(&self, x: f64, z: f64, input: f64, _seed: i64) -> f64 {
+        match (x.to_bits() ^ z.to_bits()) % 5 {
+            0 => f64::NAN,
+            1 => f64::INFINITY,
+            2 => -1e300,
+            3 => input * 1e6,
+            _ => input,
+        }
+    }
+
+    fn bound(&self, input: Bounds) -> Bounds {
+        input
+    }
+}
+
+/// The functions the graph strategy's `Custom` nodes name.
+fn functions() -> DensityFunctions {
+    DensityFunctions::new()
+        .with("ripples", Ripples)
+        .and_then(|f| f.with("liar", Liar))
+        .expect("valid names")
+}
+
 /// Random density graphs of up to about 40 nodes, every operation represented, some switched
 /// off.
 fn graph() -> impl Strategy<Value = DensityNode> {
@@ -142,8 +185,11 @@ fn graph() -> impl Strategy<Value = DensityNode> {
                 .prop_map(|input| DensityNode::new(Abs {}, [input])),
             (inner.clone(), inner.clone()).prop_map(|(a, b)| DensityNode::new(Add {}, [a, b])),
             (inner.clone(), inner.clone()).prop_map(|(a, b)| DensityNode::new(Multiply {}, [a, b])),
-            (inner.clone(), inner, 0.0..=1.0f64)
+            (inner.clone(), inner.clone(), 0.0..=1.0f64)
                 .prop_map(|(a, b, amount)| DensityNode::new(Mix { amount }, [a, b])),
+            (inner, prop_oneof![Just("ripples"), Just("liar")]).prop_map(|(input, name)| {
+                DensityNode::new(Custom::new(name).expect("a name"), [input])
+            }),
         ]
     });
     (node, any::<u64>()).prop_map(|(mut node, switches)| {
@@ -182,7 +228,10 @@ fn settings() -> impl Strategy<Value = WorldSettings> {
         ),
     )
         .prop_map(|(density, seeds, climate, regions, surface, trees)| {
-            let mut s = WorldSettings::default();
+            let mut s = WorldSettings {
+                functions: functions(),
+                ..WorldSettings::default()
+            };
             s.terrain.density = density;
             (s.seed, s.terrain.height_scale) = seeds;
             (s.climate.scale, s.climate.chill) = climate;
@@ -309,7 +358,12 @@ fn with_tree_spacing_for(mut settings: WorldSettings, layout: &ChunkLayout) -> W
 
 /// Builds a chunk and checks it is finite, within the height bound validation states, and quick.
 fn build_checked(settings: &WorldSettings, layout: &ChunkLayout, coord: ChunkCoord) {
-    let bound = settings.terrain.density.validate().unwrap().magnitude();
+    let bound = settings
+        .terrain
+        .density
+        .validate_with(&settings.functions)
+        .unwrap()
+        .magnitude();
     let world = WorldGenerator::new(settings.clone()).expect("validated");
     let started = Instant::now();
     let chunk = world.build_chunk(coord, layout).expect("validated layout");
@@ -412,7 +466,10 @@ proptest! {
     fn presets_round_trip(settings in settings()) {
         prop_assume!(settings.validate().is_ok());
         let text = settings.to_ron().unwrap();
-        prop_assert_eq!(WorldSettings::from_ron(&text).unwrap(), settings);
+        prop_assert_eq!(
+            WorldSettings::from_ron_with(&text, &settings.functions).unwrap(),
+            settings
+        );
     }
 }
 
@@ -479,7 +536,7 @@ fn numeric_fields(settings: &WorldSettings) -> Vec<String> {
     for entry in settings.terrain.density.walk() {
         let mut op = entry.node.op;
         op.fields(&mut |field| {
-            if !matches!(field.value, FieldValue::Shape(_)) {
+            if !matches!(field.value, FieldValue::Shape(_) | FieldValue::Name(_)) {
                 let node = if entry.path.is_empty() {
                     String::new()
                 } else {
@@ -513,7 +570,7 @@ fn set_field(settings: &mut WorldSettings, path: &str, value: f64) {
                         *v = value as u32;
                     }
                     FieldValue::SeedOffset { value: v, .. } => *v = value as i64,
-                    FieldValue::Shape(_) => {}
+                    FieldValue::Shape(_) | FieldValue::Name(_) => {}
                 }
             }
         });
@@ -780,7 +837,8 @@ fn the_graph_strategy_knows_every_operation() {
             "Abs",
             "Add",
             "Multiply",
-            "Mix"
+            "Mix",
+            "Custom"
         ]
     );
 }

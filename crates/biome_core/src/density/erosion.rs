@@ -5,9 +5,9 @@
 
 use std::sync::Arc;
 
-use super::Bounds;
 use super::field::{Evaluate, Inputs, NoiseTables};
 use super::ops::{FbmFields, Field, NOISE_BOUND, Operation, Typical, number, optional, whole};
+use super::{Bounds, DensityFunctions};
 use crate::batch::{FbmParams, LaneKernel, kernel_points};
 use crate::limits;
 use crate::tutorial::{Lanes, Simplex, fbm_with_gradient_lanes};
@@ -95,7 +95,7 @@ impl Operation for Eroded {
         )));
     }
 
-    fn bound(&self, _: &[Bounds]) -> Bounds {
+    fn bound(&self, _: &[Bounds], _: &DensityFunctions) -> Bounds {
         // The fBm stays within the noise bound, and the layers cut at most their depths below it.
         let mut cut = 0.0;
         let mut depth = self.depth;
@@ -281,7 +281,7 @@ mod tests {
     /// near points, cell borders, signed zeros and non-finite coordinates.
     #[test]
     fn every_available_backend_gives_the_bits_of_one_point() {
-        let mut noise = NoiseTables::for_seed(77);
+        let mut noise = NoiseTables::for_seed(77, DensityFunctions::default());
         let kernel = ErodedKernel {
             noise: noise.get(3),
             seed: 0x1234_5678,

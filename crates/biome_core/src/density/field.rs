@@ -4,7 +4,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 
-use super::{DensityNode, Sites};
+use super::{Bounds, DensityFunctions, DensityNode, Sites};
 use crate::check::SettingsError;
 use crate::tutorial::Simplex;
 
@@ -38,18 +38,24 @@ impl Inputs<'_> {
     }
 }
 
-/// The noise tables of one compile, one per distinct seed.
+/// What an operation compiles with: the noise tables of one compile (one per distinct seed),
+/// the density functions [`super::Custom`] nodes name, and the bounds of the inputs of the node
+/// being compiled.
 pub(crate) struct NoiseTables {
     seed: i64,
     tables: HashMap<i64, Arc<Simplex>>,
+    functions: DensityFunctions,
+    inputs: Vec<Bounds>,
 }
 
 impl NoiseTables {
     /// No tables yet, for world seed `seed`.
-    pub(crate) fn for_seed(seed: i64) -> Self {
+    pub(crate) fn for_seed(seed: i64, functions: DensityFunctions) -> Self {
         Self {
             seed,
             tables: HashMap::new(),
+            functions,
+            inputs: Vec::new(),
         }
     }
 
@@ -61,6 +67,21 @@ impl NoiseTables {
             .entry(seed)
             .or_insert_with(|| Arc::new(Simplex::new(seed)))
             .clone()
+    }
+
+    /// The world seed.
+    pub(crate) fn seed(&self) -> i64 {
+        self.seed
+    }
+
+    /// The functions the stack may name.
+    pub(crate) fn functions(&self) -> &DensityFunctions {
+        &self.functions
+    }
+
+    /// The values the first input of the node being compiled can give.
+    pub(crate) fn input_bound(&self) -> Bounds {
+        self.inputs.first().copied().unwrap_or(Bounds::point(0.0))
     }
 }
 
@@ -99,13 +120,31 @@ impl DensityField {
     /// # Errors
     /// The first invalid node or field, by its path from the root.
     pub fn new(root: &DensityNode, seed: i64) -> Result<Self, SettingsError> {
-        root.validate()?;
-        Ok(Self::compile(root, seed))
+        Self::with_functions(root, seed, &DensityFunctions::default())
     }
 
-    /// Compiles a graph that passed validation (so its depth is bounded).
-    pub(crate) fn compile(root: &DensityNode, seed: i64) -> Self {
-        fn add(field: &mut DensityField, node: &DensityNode, noise: &mut NoiseTables) -> usize {
+    /// [`DensityField::new`] for a graph whose [`super::Custom`] nodes name `functions`.
+    ///
+    /// # Errors
+    /// The first invalid node or field, by its path from the root.
+    pub fn with_functions(
+        root: &DensityNode,
+        seed: i64,
+        functions: &DensityFunctions,
+    ) -> Result<Self, SettingsError> {
+        root.validate_with(functions)?;
+        Ok(Self::compile(root, seed, functions))
+    }
+
+    /// Compiles a graph that passed validation with `functions` (so its depth is bounded and
+    /// every function it names is there).
+    pub(crate) fn compile(root: &DensityNode, seed: i64, functions: &DensityFunctions) -> Self {
+        fn add(
+            field: &mut DensityField,
+            node: &DensityNode,
+            noise: &mut NoiseTables,
+            bounds: &[Bounds],
+        ) -> usize {
             let id = field.nodes.len();
             field.nodes.push(Compiled {
                 kernel: Arc::new(Pass),
@@ -114,8 +153,9 @@ impl DensityField {
             let inputs: Vec<usize> = node
                 .inputs
                 .iter()
-                .map(|input| add(field, input, noise))
+                .map(|input| add(field, input, noise, bounds))
                 .collect();
+            noise.inputs = inputs.iter().map(|&input| bounds[input]).collect();
             let kernel = match (node.enabled, inputs.is_empty()) {
                 (true, _) => node.op.compile(noise),
                 (false, false) => Arc::new(Pass),
@@ -124,9 +164,11 @@ impl DensityField {
             field.nodes[id] = Compiled { kernel, inputs };
             id
         }
+        // Pre-order, as `DensityNode::walk` numbers them.
+        let bounds = root.node_bounds(functions);
         let mut field = Self { nodes: Vec::new() };
-        let mut noise = NoiseTables::for_seed(seed);
-        add(&mut field, root, &mut noise);
+        let mut noise = NoiseTables::for_seed(seed, functions.clone());
+        add(&mut field, root, &mut noise, &bounds);
         field
     }
 

@@ -9,7 +9,7 @@ use serde::de::{self, DeserializeSeed, EnumAccess, MapAccess, VariantAccess, Vis
 use serde::ser::{self, SerializeStructVariant};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use super::{DensityNode, DensityOp, FieldValue, Shape};
+use super::{DensityNode, DensityOp, FieldValue, FunctionName, Shape};
 
 const ENABLED: &str = "enabled";
 
@@ -48,6 +48,7 @@ impl Serialize for DensityNode {
                 }
                 FieldValue::SeedOffset { value, .. } => node.serialize_field(field.name, &*value),
                 FieldValue::Shape(value) => node.serialize_field(field.name, &*value),
+                FieldValue::Name(value) => node.serialize_field(field.name, value.as_str()),
             };
         });
         result?;
@@ -158,6 +159,10 @@ impl<'de> Visitor<'de> for FieldsVisitor {
                             map.next_value().map(|v: i64| *value = v)
                         }
                         FieldValue::Shape(value) => map.next_value().map(|v: Shape| *value = v),
+                        FieldValue::Name(value) => map.next_value().and_then(|v: String| {
+                            *value = FunctionName::new(&v).map_err(de::Error::custom)?;
+                            Ok(())
+                        }),
                     };
                 });
                 let Some(name) = found else {

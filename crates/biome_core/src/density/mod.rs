@@ -15,11 +15,13 @@
 //! and dropping a graph use no recursion, so a graph of any depth built in code is refused
 //! cleanly rather than overflowing the stack.
 
+mod custom;
 mod erosion;
 mod field;
 mod format;
 mod ops;
 
+pub use custom::{Custom, DensityFunction, DensityFunctions, FunctionName};
 pub use erosion::Eroded;
 pub use field::DensityField;
 pub use ops::{
@@ -247,16 +249,29 @@ impl DensityNode {
     /// Checks the graph: at most [`limits::MAX_NODES`] nodes, one input per input name, every
     /// field in its range, and every node's values within [`limits::DENSITY`] whatever the
     /// position. Returns the values the root can give. Errors name the field by its path from
-    /// the root, like `a.input.octaves`.
+    /// the root, like `a.input.octaves`. A graph with [`Custom`] nodes needs
+    /// [`DensityNode::validate_with`] and the functions they name.
     ///
     /// # Errors
     /// The first node or field that breaks a rule.
     pub fn validate(&self) -> Result<Bounds, SettingsError> {
-        self.check_at("")
+        self.check_at("", &DensityFunctions::default())
     }
 
-    /// [`DensityNode::validate`] with paths under `prefix` (like `terrain.density`).
-    pub(crate) fn check_at(&self, prefix: &str) -> Result<Bounds, SettingsError> {
+    /// [`DensityNode::validate`] for a graph whose [`Custom`] nodes name `functions`.
+    ///
+    /// # Errors
+    /// The first node or field that breaks a rule, or a function that is not registered.
+    pub fn validate_with(&self, functions: &DensityFunctions) -> Result<Bounds, SettingsError> {
+        self.check_at("", functions)
+    }
+
+    /// [`DensityNode::validate_with`] with paths under `prefix` (like `terrain.density`).
+    pub(crate) fn check_at(
+        &self,
+        prefix: &str,
+        functions: &DensityFunctions,
+    ) -> Result<Bounds, SettingsError> {
         let error = |path: &str, reason: String| SettingsError {
             field: join(prefix, path),
             reason,
@@ -297,37 +312,69 @@ impl DensityNode {
                 }
             });
             result?;
-        }
-        // Inputs come after their node in pre-order: going backwards, a node's inputs are the
-        // last intervals found, its first input on top.
-        let mut bounds: Vec<Bounds> = Vec::with_capacity(entries.len());
-        for entry in entries.iter().rev() {
-            let node = entry.node;
-            let mut inputs = bounds.split_off(bounds.len() - node.inputs.len());
-            inputs.reverse();
-            let bound = match (node.enabled, inputs.first()) {
-                (true, _) => node.op.bound(&inputs),
-                (false, Some(&first)) => first,
-                (false, None) => Bounds::point(0.0),
-            };
-            let limit = *limits::DENSITY.end();
-            // A NaN bound fails too.
-            let within = bound.magnitude() <= limit;
-            if !within {
-                return Err(error(
-                    &entry.path,
-                    format!(
-                        "this {} node can reach {:e}; every node must stay within ±{limit:e} \
-                         (lower a constant or a multiplier below it)",
-                        node.op.kind(),
-                        bound.magnitude()
-                    ),
-                ));
+            if let (true, DensityOp::Custom(custom)) = (node.enabled, node.op) {
+                custom
+                    .function(functions)
+                    .map_err(|reason| error(&join(&entry.path, "name"), reason))?;
             }
-            bounds.push(bound);
         }
-        Ok(bounds.pop().expect("the root's bound"))
+        let limit = *limits::DENSITY.end();
+        let bounds = bounds_of(&entries, functions, |k, bound| {
+            let entry = &entries[k];
+            let kind = entry.node.op.kind();
+            let reason = if bound.low > bound.high {
+                format!(
+                    "this {kind} node gives the bound {:e} to {:e}, whose low end is above its \
+                     high end",
+                    bound.low, bound.high
+                )
+            } else if bound.magnitude() <= limit {
+                return Ok(());
+            } else {
+                // A NaN bound fails too.
+                format!(
+                    "this {kind} node can reach {:e}; every node must stay within ±{limit:e} \
+                     (lower a constant or a multiplier below it)",
+                    bound.magnitude()
+                )
+            };
+            Err(error(&entry.path, reason))
+        })?;
+        Ok(bounds[0])
     }
+
+    /// The values each node can give, by pre-order id, for a graph that passed validation.
+    pub(crate) fn node_bounds(&self, functions: &DensityFunctions) -> Vec<Bounds> {
+        let unchecked: Result<Vec<Bounds>, ()> = bounds_of(&self.walk(), functions, |_, _| Ok(()));
+        unchecked.unwrap_or_default()
+    }
+}
+
+/// The bound of every node of `entries` (pre-order), each passed to `check` with its id as it is
+/// found (inputs before their node).
+fn bounds_of<E>(
+    entries: &[NodeEntry<'_>],
+    functions: &DensityFunctions,
+    mut check: impl FnMut(usize, Bounds) -> Result<(), E>,
+) -> Result<Vec<Bounds>, E> {
+    // Inputs come after their node in pre-order: going backwards, a node's inputs are the
+    // last intervals found, its first input on top.
+    let mut stack: Vec<Bounds> = Vec::with_capacity(entries.len());
+    let mut all = vec![Bounds::point(0.0); entries.len()];
+    for (k, entry) in entries.iter().enumerate().rev() {
+        let node = entry.node;
+        let mut inputs = stack.split_off(stack.len() - node.inputs.len());
+        inputs.reverse();
+        let bound = match (node.enabled, inputs.first()) {
+            (true, _) => node.op.bound(&inputs, functions),
+            (false, Some(&first)) => first,
+            (false, None) => Bounds::point(0.0),
+        };
+        check(k, bound)?;
+        stack.push(bound);
+        all[k] = bound;
+    }
+    Ok(all)
 }
 
 fn join(path: &str, name: &str) -> String {
@@ -432,6 +479,7 @@ fn check_field(field: String, value: &FieldValue<'_>) -> Result<(), SettingsErro
             )
         }),
         FieldValue::Shape(_) => None,
+        FieldValue::Name(name) => FunctionName::new(name.as_str()).err(),
     };
     match problem {
         Some(reason) => Err(SettingsError { field, reason }),

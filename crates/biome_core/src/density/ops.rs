@@ -6,6 +6,7 @@ use std::fmt;
 use std::ops::RangeInclusive;
 use std::sync::Arc;
 
+use super::custom::{Custom, DensityFunctions};
 use super::erosion::Eroded;
 use super::field::{Evaluate, Inputs, NoiseTables};
 use super::{Bounds, Shape};
@@ -28,8 +29,9 @@ pub(crate) trait Operation: Copy + Into<DensityOp> {
     fn fields(&mut self, visit: &mut dyn FnMut(Field<'_>));
 
     /// The values the operation can give when its inputs' values lie in `inputs` (one interval
-    /// per input), for settings whose fields are in range.
-    fn bound(&self, inputs: &[Bounds]) -> Bounds;
+    /// per input), for settings whose fields are in range (and [`Custom`] nodes whose functions
+    /// are in `functions`).
+    fn bound(&self, inputs: &[Bounds], functions: &DensityFunctions) -> Bounds;
 
     /// The operation compiled for one world, its noise tables from `noise`.
     fn compile(&self, noise: &mut NoiseTables) -> Arc<dyn Evaluate>;
@@ -83,6 +85,8 @@ pub enum FieldValue<'a> {
     },
     /// An fBm shape.
     Shape(&'a mut Shape),
+    /// The name of a registered [`super::DensityFunction`].
+    Name(&'a mut super::FunctionName),
 }
 
 /// The values a number field usually takes (its range may reach much farther).
@@ -147,11 +151,12 @@ macro_rules! density_ops {
                 }
             }
 
-            /// The values the operation can give when its inputs' values lie in `inputs`.
+            /// The values the operation can give when its inputs' values lie in `inputs`, with
+            /// the functions [`Custom`] nodes name (unbounded for one not in `functions`).
             #[must_use]
-            pub fn bound(&self, inputs: &[Bounds]) -> Bounds {
+            pub fn bound(&self, inputs: &[Bounds], functions: &DensityFunctions) -> Bounds {
                 match self {
-                    $(DensityOp::$name(op) => op.bound(inputs),)*
+                    $(DensityOp::$name(op) => op.bound(inputs, functions),)*
                 }
             }
 
@@ -200,6 +205,8 @@ density_ops! {
     Multiply,
     /// Blends its inputs. The tutorial's `mixNode`.
     Mix,
+    /// A [`super::DensityFunction`] the game registered, applied to its input.
+    Custom,
 }
 
 pub(super) fn number<'a>(
@@ -319,7 +326,7 @@ impl Operation for Constant {
         ));
     }
 
-    fn bound(&self, _: &[Bounds]) -> Bounds {
+    fn bound(&self, _: &[Bounds], _: &DensityFunctions) -> Bounds {
         Bounds::point(self.value)
     }
 
@@ -386,7 +393,7 @@ impl Operation for Fbm {
         });
     }
 
-    fn bound(&self, _: &[Bounds]) -> Bounds {
+    fn bound(&self, _: &[Bounds], _: &DensityFunctions) -> Bounds {
         // fBm is a weighted mean of noise values, so it stays within the noise bound.
         let fbm = Bounds::new(-NOISE_BOUND, NOISE_BOUND);
         match self.shape {
@@ -469,7 +476,7 @@ impl Operation for Cell {
         ));
     }
 
-    fn bound(&self, _: &[Bounds]) -> Bounds {
+    fn bound(&self, _: &[Bounds], _: &DensityFunctions) -> Bounds {
         Bounds::new(-1.0, 1.0)
     }
 
@@ -553,7 +560,7 @@ impl Operation for Warp {
         visit(whole("octaves", &mut self.octaves, limits::OCTAVES));
     }
 
-    fn bound(&self, inputs: &[Bounds]) -> Bounds {
+    fn bound(&self, inputs: &[Bounds], _: &DensityFunctions) -> Bounds {
         // The input is read elsewhere: its values, wherever they come from.
         inputs[0]
     }
@@ -671,7 +678,7 @@ impl Operation for Clamp {
         floor_and_ceiling(&mut self.low, &mut self.high, visit);
     }
 
-    fn bound(&self, inputs: &[Bounds]) -> Bounds {
+    fn bound(&self, inputs: &[Bounds], _: &DensityFunctions) -> Bounds {
         Bounds::new(self.apply(inputs[0].low), self.apply(inputs[0].high))
     }
 
@@ -719,7 +726,7 @@ impl Operation for SmoothClamp {
         ));
     }
 
-    fn bound(&self, inputs: &[Bounds]) -> Bounds {
+    fn bound(&self, inputs: &[Bounds], _: &DensityFunctions) -> Bounds {
         // The smooth minimum lies within a quarter of the rounding width below the hard one,
         // and it rises with both arguments.
         let (input, k) = (inputs[0], self.smoothness / 4.0);
@@ -764,7 +771,7 @@ impl Operation for Abs {
 
     fn fields(&mut self, _: &mut dyn FnMut(Field<'_>)) {}
 
-    fn bound(&self, inputs: &[Bounds]) -> Bounds {
+    fn bound(&self, inputs: &[Bounds], _: &DensityFunctions) -> Bounds {
         let Bounds { low, high } = inputs[0];
         if low >= 0.0 {
             inputs[0]
@@ -800,7 +807,7 @@ impl Operation for Add {
 
     fn fields(&mut self, _: &mut dyn FnMut(Field<'_>)) {}
 
-    fn bound(&self, inputs: &[Bounds]) -> Bounds {
+    fn bound(&self, inputs: &[Bounds], _: &DensityFunctions) -> Bounds {
         let (a, b) = (inputs[0], inputs[1]);
         Bounds::new(a.low + b.low, a.high + b.high)
     }
@@ -830,7 +837,7 @@ impl Operation for Multiply {
 
     fn fields(&mut self, _: &mut dyn FnMut(Field<'_>)) {}
 
-    fn bound(&self, inputs: &[Bounds]) -> Bounds {
+    fn bound(&self, inputs: &[Bounds], _: &DensityFunctions) -> Bounds {
         let (a, b) = (inputs[0], inputs[1]);
         let products = [
             a.low * b.low,
@@ -879,7 +886,7 @@ impl Operation for Mix {
         ));
     }
 
-    fn bound(&self, inputs: &[Bounds]) -> Bounds {
+    fn bound(&self, inputs: &[Bounds], _: &DensityFunctions) -> Bounds {
         // (1 - t) a + t b rises with both inputs for t in 0..=1.
         let (a, b, t) = (inputs[0], inputs[1], self.amount);
         Bounds::new(

@@ -170,7 +170,11 @@ impl WorldGenerator {
         let biome_lookup = match &settings.biome_source {
             BiomeSource::Table => BiomeLookup::Table,
             BiomeSource::MultiNoise(source) => BiomeLookup::MultiNoise {
-                axes: Box::new(source.axes().map(|axis| DensityField::compile(axis, seed))),
+                axes: Box::new(
+                    source
+                        .axes()
+                        .map(|axis| DensityField::compile(axis, seed, &settings.functions)),
+                ),
                 index: Box::new(BiomeBoxIndex::new(source.boxes.clone())?),
             },
         };
@@ -186,6 +190,7 @@ impl WorldGenerator {
             biome_lookup,
             terrain: Terrain::new(
                 seed,
+                &settings.functions,
                 &settings.terrain,
                 &settings.climate,
                 &settings.regions,

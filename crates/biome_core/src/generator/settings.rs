@@ -7,6 +7,7 @@ use crate::biomes::{BiomeTable, Rgb};
 use crate::check::{Check, Checked, SettingsError};
 use crate::climate::ClimateSettings;
 use crate::cover::{ScatterSettings, TreeSettings};
+use crate::density::DensityFunctions;
 use crate::limits;
 use crate::multi_noise::MultiNoise;
 use crate::regions::RegionSettings;
@@ -76,6 +77,12 @@ pub struct WorldSettings {
     pub surface: SurfaceSettings,
     /// Trees.
     pub trees: TreeSettings,
+    /// The density functions written in code that `Custom` nodes of the density stacks name
+    /// (none by default). Code, not data: presets name them but never carry them, so a preset
+    /// that uses one loads with [`WorldSettings::from_ron_with`] and the same functions.
+    #[serde(skip)]
+    #[cfg_attr(feature = "bevy_reflect", reflect(ignore))]
+    pub functions: DensityFunctions,
 }
 
 impl Default for SurfaceSettings {
@@ -117,6 +124,7 @@ impl Default for WorldSettings {
             scatter: ScatterSettings::default(),
             surface: SurfaceSettings::default(),
             trees: TreeSettings::default(),
+            functions: DensityFunctions::default(),
         }
     }
 }
@@ -158,7 +166,10 @@ impl WorldSettings {
     pub fn validate(&self) -> Result<(), SettingsError> {
         let mut check = Check::new();
         check.whole("seed", self.seed, &limits::SEED)?;
-        let density = self.terrain.density.check_at("terrain.density")?;
+        let density = self
+            .terrain
+            .density
+            .check_at("terrain.density", &self.functions)?;
         check.nested("terrain", |check| {
             self.terrain.check(check, density.magnitude())
         })?;
@@ -169,7 +180,7 @@ impl WorldSettings {
         })?;
         if let BiomeSource::MultiNoise(source) = &self.biome_source {
             check.nested("biome_source", |check| {
-                source.check(check, self.biome_table.biomes.len())
+                source.check(check, self.biome_table.biomes.len(), &self.functions)
             })?;
         }
         check.nested("regions", |check| self.regions.check(check))?;
@@ -191,15 +202,27 @@ impl WorldSettings {
     /// # Errors
     /// [`PresetError::TooLarge`] for text over [`limits::MAX_PRESET_BYTES`],
     /// [`PresetError::Parse`] for text that is not a `WorldSettings` (unknown fields included),
-    /// [`PresetError::Invalid`] for a value out of range.
+    /// [`PresetError::Invalid`] for a value out of range (or a `Custom` node: see
+    /// [`WorldSettings::from_ron_with`]).
     pub fn from_ron(text: &str) -> Result<Self, PresetError> {
+        Self::from_ron_with(text, &DensityFunctions::default())
+    }
+
+    /// [`WorldSettings::from_ron`] for presets whose `Custom` nodes name `functions`, which the
+    /// settings keep.
+    ///
+    /// # Errors
+    /// Those of [`WorldSettings::from_ron`], and a function a `Custom` node names that is not
+    /// in `functions`.
+    pub fn from_ron_with(text: &str, functions: &DensityFunctions) -> Result<Self, PresetError> {
         if text.len() > limits::MAX_PRESET_BYTES {
             return Err(PresetError::TooLarge {
                 bytes: text.len() as u64,
                 limit: limits::MAX_PRESET_BYTES,
             });
         }
-        let settings: Self = ron_options().from_str(text).map_err(PresetError::Parse)?;
+        let mut settings: Self = ron_options().from_str(text).map_err(PresetError::Parse)?;
+        settings.functions = functions.clone();
         settings.validate().map_err(PresetError::Invalid)?;
         Ok(settings)
     }
@@ -211,6 +234,18 @@ impl WorldSettings {
     /// [`PresetError::Io`] for a file that cannot be read, and the errors of
     /// [`WorldSettings::from_ron`].
     pub fn from_ron_file(path: impl AsRef<std::path::Path>) -> Result<Self, PresetError> {
+        Self::from_ron_file_with(path, &DensityFunctions::default())
+    }
+
+    /// [`WorldSettings::from_ron_file`] for presets whose `Custom` nodes name `functions`.
+    ///
+    /// # Errors
+    /// [`PresetError::Io`] for a file that cannot be read, and the errors of
+    /// [`WorldSettings::from_ron_with`].
+    pub fn from_ron_file_with(
+        path: impl AsRef<std::path::Path>,
+        functions: &DensityFunctions,
+    ) -> Result<Self, PresetError> {
         use std::io::Read;
         let path = path.as_ref();
         let io = |source| PresetError::Io {
@@ -224,12 +259,12 @@ impl WorldSettings {
             return Err(PresetError::TooLarge { bytes, limit });
         }
         // The file may grow between the size check and the read: read one byte past the limit,
-        // which `from_ron` then refuses.
+        // which `from_ron_with` then refuses.
         let mut text = String::new();
         file.take(limit as u64 + 1)
             .read_to_string(&mut text)
             .map_err(io)?;
-        Self::from_ron(&text)
+        Self::from_ron_with(&text, functions)
     }
 
     /// The settings as pretty RON, the preset format under `assets/presets/`. Only valid

@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::biomes::BiomeTable;
 use crate::check::{Check, Checked, SettingsError};
-use crate::density::{DensityNode, Shape};
+use crate::density::{DensityFunctions, DensityNode, Shape};
 use crate::limits;
 use grid::CellGrid;
 
@@ -578,11 +578,17 @@ impl BiomeBoxIndex {
 }
 
 impl MultiNoise {
-    /// Checks the axis graphs and the boxes, which must name biomes of a list of `biomes`.
-    pub(crate) fn check(&self, check: &Check, biomes: usize) -> Checked {
+    /// Checks the axis graphs (their `Custom` nodes naming `functions`) and the boxes, which
+    /// must name biomes of a list of `biomes`.
+    pub(crate) fn check(
+        &self,
+        check: &Check,
+        biomes: usize,
+        functions: &DensityFunctions,
+    ) -> Checked {
         let names = AXIS_NAMES;
         for (axis, name) in self.axes().into_iter().zip(&names[2..]) {
-            axis.check_at(&check.field(name))?;
+            axis.check_at(&check.field(name), functions)?;
         }
         if let Err(error) = check_boxes(&self.boxes) {
             return check.fail(&error.field, error.reason);
