@@ -1,12 +1,13 @@
 //! The game's own models in the world: a glTF pine (a trunk and two needle materials) for
 //! conifers and snowy conifers, and a glTF boulder for rocks, from `assets/models/` (made by
-//! `assets/models/make_models.py`). Their sizes go in with them, so trunk colliders and the far
-//! forests' spires match the new trees.
+//! `assets/models/make_models.py`). Once the pine has loaded its size is measured from it
+//! (`TreeSize::measure_scene`), so trunk colliders and the far forests' spires match it.
 //!
 //! `cargo run --example custom_assets -- [--screenshot PATH]`
 use std::path::PathBuf;
 
 use bevy::prelude::*;
+use bevy::world_serialization::WorldAsset;
 use bevy_biome_world::biome_core::TreeSpecies;
 use bevy_biome_world::biome_core::scatter::ScatterKind;
 use bevy_biome_world::prelude::*;
@@ -23,14 +24,12 @@ mod screenshot;
 use scenery::{ScenePlugin, world_window};
 use screenshot::{ScreenshotPlugin, ScreenshotRequest};
 
-/// What `pine.glb` measures: the trunk and cones `make_models.py` gives it.
-const PINE: TreeSize = TreeSize {
-    trunk_radius: 0.35,
-    trunk_height: 3.0,
-    crown_radius: 2.4,
-    height: 9.6,
-    far_color: Color::linear_rgb(0.03, 0.13, 0.05),
-};
+/// The pine's trunk, which the scene does not say apart from its needles.
+const PINE_TRUNK: (f32, f32) = (0.35, 3.0);
+
+/// The pine's scene, until its size is measured.
+#[derive(Resource)]
+struct PineToMeasure(Handle<WorldAsset>);
 
 fn main() {
     let mut app = App::new();
@@ -41,7 +40,13 @@ fn main() {
         })
         .add_plugins((BiomeWorldPlugin, ScenePlugin))
         .add_systems(Startup, (own_models, setup))
-        .add_systems(Update, circle.after(BiomeWorldSystems::Apply));
+        .add_systems(
+            Update,
+            (
+                measure_pine.run_if(resource_exists::<PineToMeasure>),
+                circle.after(BiomeWorldSystems::Apply),
+            ),
+        );
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
         match (flag.as_str(), args.next()) {
@@ -61,25 +66,52 @@ fn main() {
 
 /// The game's models replace the built-in ones; every tree and rock already spawned takes them.
 fn own_models(
+    mut commands: Commands,
     assets: Res<AssetServer>,
     mut trees: ResMut<TreeModels>,
     mut scatter: ResMut<ScatterModels>,
 ) {
-    let pine =
-        ModelLook::Scene(assets.load(GltfAssetLabel::Scene(0).from_asset("models/pine.glb")));
+    let pine = assets.load(GltfAssetLabel::Scene(0).from_asset("models/pine.glb"));
     for species in [TreeSpecies::Conifer, TreeSpecies::SnowyConifer] {
+        let size = trees.get(species).size;
         trees.set(
             species,
             TreeModel {
-                look: pine.clone(),
-                size: PINE,
+                look: ModelLook::Scene(pine.clone()),
+                size,
             },
         );
     }
+    commands.insert_resource(PineToMeasure(pine));
     scatter.set(
         ScatterKind::Rock,
         ModelLook::Scene(assets.load(GltfAssetLabel::Scene(0).from_asset("models/boulder.glb"))),
     );
+}
+
+/// Sizes the conifers from the pine once it has loaded (the world rebuilds with the new size).
+fn measure_pine(
+    mut commands: Commands,
+    pine: Res<PineToMeasure>,
+    scenes: Res<Assets<WorldAsset>>,
+    meshes: Res<Assets<Mesh>>,
+    materials: Res<Assets<StandardMaterial>>,
+    mut trees: ResMut<TreeModels>,
+) {
+    let Some(scene) = scenes.get(&pine.0) else {
+        return;
+    };
+    let (radius, height) = PINE_TRUNK;
+    // Its meshes arrive with it; until they are in, try again next frame.
+    let Some(size) = TreeSize::measure_scene(scene, &meshes, &materials, radius, height) else {
+        return;
+    };
+    info!("the pine measures {size:?}");
+    for species in [TreeSpecies::Conifer, TreeSpecies::SnowyConifer] {
+        let look = trees.get(species).look.clone();
+        trees.set(species, TreeModel { look, size });
+    }
+    commands.remove_resource::<PineToMeasure>();
 }
 
 /// Where the camera circles: a conifer forest.

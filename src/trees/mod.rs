@@ -12,6 +12,7 @@ use bevy::asset::RenderAssetUsages;
 use bevy::math::primitives::{Cone, Cuboid, Cylinder, Sphere};
 use bevy::mesh::{ConeAnchor, CylinderAnchor, Mesh, MeshBuilder, Meshable, VertexAttributeValues};
 use bevy::prelude::*;
+use bevy::world_serialization::WorldAsset;
 use biome_core::TreeInstance;
 use biome_core::TreeSpecies;
 
@@ -104,38 +105,97 @@ impl TreeSize {
     /// for a mesh without positions.
     #[must_use]
     pub fn measure(mesh: &Mesh, trunk_radius: f32, trunk_height: f32) -> Option<Self> {
-        let Some(VertexAttributeValues::Float32x3(positions)) =
-            mesh.attribute(Mesh::ATTRIBUTE_POSITION)
-        else {
-            return None;
-        };
-        let crown_radius = positions
-            .iter()
-            .map(|p| p[0].hypot(p[2]))
-            .fold(0.0, f32::max);
-        let height = positions.iter().map(|p| p[1]).fold(0.0, f32::max);
-        let far_color = match mesh.attribute(Mesh::ATTRIBUTE_COLOR) {
-            // The crown's colour: from afar the trunk hardly shows.
-            Some(VertexAttributeValues::Float32x4(colors)) => {
-                let (sum, count) = positions
-                    .iter()
-                    .zip(colors)
-                    .filter(|(p, _)| p[1] > height * 0.45)
-                    .fold((Vec4::ZERO, 0.0), |(sum, count), (_, c)| {
-                        (sum + Vec4::from_array(*c), count + 1.0)
-                    });
-                Color::LinearRgba(LinearRgba::from_vec4(sum / f32::max(count, 1.0)))
+        let points = mesh_points(mesh, Mat4::IDENTITY, None)?;
+        Self::of_points(&points, trunk_radius, trunk_height)
+    }
+
+    /// The size of a loaded scene (a glTF tree's `Scene0`, standing on `y = 0` with its trunk on
+    /// the `y` axis) with the given trunk: its meshes placed by their transforms, the far colour
+    /// the average of its upper half's material colours (times vertex colours where they have
+    /// them). `None` for a scene without meshes with positions, or whose meshes are not in
+    /// `meshes`.
+    #[must_use]
+    pub fn measure_scene(
+        scene: &WorldAsset,
+        meshes: &Assets<Mesh>,
+        materials: &Assets<StandardMaterial>,
+        trunk_radius: f32,
+        trunk_height: f32,
+    ) -> Option<Self> {
+        let world = &scene.world;
+        let mut parts =
+            world.try_query::<(Entity, &Mesh3d, Option<&MeshMaterial3d<StandardMaterial>>)>()?;
+        let mut points = Vec::new();
+        for (entity, mesh, material) in parts.iter(world) {
+            // The part's place in the scene: its transform and its ancestors'.
+            let mut placed = Mat4::IDENTITY;
+            let mut at = Some(entity);
+            while let Some(here) = at {
+                if let Some(transform) = world.get::<Transform>(here) {
+                    placed = transform.to_matrix() * placed;
+                }
+                at = world.get::<ChildOf>(here).map(ChildOf::parent);
             }
-            _ => Color::WHITE,
-        };
+            let color = material
+                .and_then(|material| materials.get(&material.0))
+                .map_or(Vec4::ONE, |material| {
+                    material.base_color.to_linear().to_vec4()
+                });
+            points.extend(mesh_points(meshes.get(&mesh.0)?, placed, Some(color))?);
+        }
+        Self::of_points(&points, trunk_radius, trunk_height)
+    }
+
+    /// The size of a tree made of `points` (position and linear colour).
+    fn of_points(points: &[(Vec3, Vec4)], trunk_radius: f32, trunk_height: f32) -> Option<Self> {
+        if points.is_empty() {
+            return None;
+        }
+        let crown_radius = points
+            .iter()
+            .map(|(p, _)| p.x.hypot(p.z))
+            .fold(0.0, f32::max);
+        let height = points.iter().map(|(p, _)| p.y).fold(0.0, f32::max);
+        // The crown's colour: from afar the trunk hardly shows.
+        let (sum, count) = points
+            .iter()
+            .filter(|(p, _)| p.y > height * 0.45)
+            .fold((Vec4::ZERO, 0.0), |(sum, count), (_, c)| {
+                (sum + *c, count + 1.0)
+            });
         Some(Self {
             trunk_radius,
             trunk_height,
             crown_radius,
             height,
-            far_color,
+            far_color: Color::LinearRgba(LinearRgba::from_vec4(sum / f32::max(count, 1.0))),
         })
     }
+}
+
+/// The positions of `mesh` placed by `placed`, each with its vertex colour times `tint` (white
+/// where either is missing); `None` without positions.
+fn mesh_points(mesh: &Mesh, placed: Mat4, tint: Option<Vec4>) -> Option<Vec<(Vec3, Vec4)>> {
+    let Some(VertexAttributeValues::Float32x3(positions)) =
+        mesh.attribute(Mesh::ATTRIBUTE_POSITION)
+    else {
+        return None;
+    };
+    let colors = match mesh.attribute(Mesh::ATTRIBUTE_COLOR) {
+        Some(VertexAttributeValues::Float32x4(colors)) => Some(colors),
+        _ => None,
+    };
+    let tint = tint.unwrap_or(Vec4::ONE);
+    Some(
+        positions
+            .iter()
+            .enumerate()
+            .map(|(k, p)| {
+                let color = colors.map_or(Vec4::ONE, |c| Vec4::from_array(c[k]));
+                (placed.transform_point3(Vec3::from_array(*p)), color * tint)
+            })
+            .collect(),
+    )
 }
 
 /// One species' model: its look and its size.
@@ -534,6 +594,35 @@ mod tests {
             far.forest_mesh(&[], 1.0, RenderAssetUsages::MAIN_WORLD)
                 .is_none()
         );
+    }
+
+    #[test]
+    fn scenes_are_measured_with_their_transforms_and_materials() {
+        let mut meshes = Assets::<Mesh>::default();
+        let mut materials = Assets::<StandardMaterial>::default();
+        let red = Color::srgb(0.8, 0.1, 0.1);
+        let crown = materials.add(StandardMaterial::from_color(red));
+        // A 1 x 2 x 1 box raised 3 units and doubled by its parent: 6 to 10 high, 1.41 wide.
+        let mut world = World::new();
+        let root = world.spawn(Transform::from_scale(Vec3::splat(2.0))).id();
+        world.spawn((
+            Mesh3d(meshes.add(Cuboid::new(1.0, 2.0, 1.0))),
+            MeshMaterial3d(crown),
+            Transform::from_xyz(0.0, 4.0, 0.0),
+            ChildOf(root),
+        ));
+        let scene = WorldAsset::new(world);
+        let size = TreeSize::measure_scene(&scene, &meshes, &materials, 0.3, 2.0).unwrap();
+        assert!((size.height - 10.0).abs() < 1e-5, "{}", size.height);
+        assert!((size.crown_radius - 2f32.sqrt()).abs() < 1e-5);
+        assert_eq!((size.trunk_radius, size.trunk_height), (0.3, 2.0));
+        let off = size.far_color.to_linear().to_vec4() - red.to_linear().to_vec4();
+        assert!(off.abs().max_element() < 1e-6, "{:?}", size.far_color);
+        // Nothing to measure: no meshes, or meshes not loaded.
+        let empty = WorldAsset::new(World::new());
+        assert!(TreeSize::measure_scene(&empty, &meshes, &materials, 0.3, 2.0).is_none());
+        let unloaded = Assets::<Mesh>::default();
+        assert!(TreeSize::measure_scene(&scene, &unloaded, &materials, 0.3, 2.0).is_none());
     }
 
     #[test]
