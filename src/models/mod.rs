@@ -34,6 +34,35 @@ pub(crate) struct Instance<'a, M> {
     pub(crate) look: &'a ModelLook,
 }
 
+impl<'a, M> Instance<'a, M> {
+    /// `marker` standing at `position` (relative to its parent), turned `yaw` about the vertical
+    /// and scaled `scale`, looking like `look`.
+    pub(crate) fn placed(
+        marker: M,
+        position: [f32; 3],
+        yaw: f32,
+        scale: f32,
+        look: &'a ModelLook,
+    ) -> Self {
+        Self {
+            marker,
+            transform: Transform {
+                translation: Vec3::from_array(position),
+                rotation: Quat::from_rotation_y(yaw),
+                scale: Vec3::splat(scale),
+            },
+            look,
+        }
+    }
+}
+
+/// What an entity shows now: its mesh and material, or its scene.
+pub(crate) type ShownLook = (
+    Option<&'static Mesh3d>,
+    Option<&'static MeshMaterial3d<StandardMaterial>>,
+    Option<&'static WorldAssetRoot>,
+);
+
 /// Spawns `instances` as children of `parent`, in one batch per kind of look; returns their
 /// entities.
 pub(crate) fn spawn_instances<'a, M: Component>(
@@ -70,8 +99,28 @@ pub(crate) fn spawn_instances<'a, M: Component>(
     spawned
 }
 
-/// Gives `entity` the look `look`, dropping what its previous look spawned.
-pub(crate) fn relook(commands: &mut Commands, entity: Entity, look: &ModelLook) {
+/// Gives `entity`, which shows `shown`, the look `look`, dropping what its previous look spawned;
+/// nothing when it shows `look` already (a scene given again would be spawned again).
+pub(crate) fn relook(
+    commands: &mut Commands,
+    entity: Entity,
+    (mesh, material, scene): <ShownLook as bevy::ecs::query::QueryData>::Item<'_, '_>,
+    look: &ModelLook,
+) {
+    let unchanged = match look {
+        ModelLook::Mesh {
+            mesh: want_mesh,
+            material: want_material,
+        } => {
+            scene.is_none()
+                && mesh.is_some_and(|m| m.0 == *want_mesh)
+                && material.is_some_and(|m| m.0 == *want_material)
+        }
+        ModelLook::Scene(want) => mesh.is_none() && scene.is_some_and(|s| s.0 == *want),
+    };
+    if unchanged {
+        return;
+    }
     let mut entity = commands.entity(entity);
     match look {
         ModelLook::Mesh { mesh, material } => {

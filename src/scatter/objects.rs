@@ -7,7 +7,7 @@ use bevy::mesh::{Mesh, Meshable};
 use bevy::prelude::*;
 use biome_core::scatter::{ScatterInstance, ScatterKind};
 
-use crate::models::{Instance, ModelLook, relook};
+use crate::models::{Instance, ModelLook, ShownLook, relook};
 use crate::trees::{blob, merged, part};
 
 /// Marks a scattered object, with its kind (a child of its [`super::BiomeScatter`]).
@@ -69,26 +69,19 @@ impl ScatterModels {
 
     /// The instance of one object standing at `object` on its node.
     pub(crate) fn instance(&self, object: &ScatterInstance) -> Instance<'_, BiomeScatterObject> {
-        Instance {
-            marker: BiomeScatterObject(object.kind),
-            transform: Transform {
-                translation: Vec3::from_array(object.position),
-                rotation: Quat::from_rotation_y(object.yaw),
-                scale: Vec3::splat(object.scale),
-            },
-            look: self.get(object.kind),
-        }
+        let (marker, look) = (BiomeScatterObject(object.kind), self.get(object.kind));
+        Instance::placed(marker, object.position, object.yaw, object.scale, look)
     }
 }
 
 /// Gives every scattered object its kind's current look.
 pub(crate) fn take_scatter_models(
     models: Res<ScatterModels>,
-    objects: Query<(Entity, &BiomeScatterObject)>,
+    objects: Query<(Entity, &BiomeScatterObject, ShownLook)>,
     mut commands: Commands,
 ) {
-    for (entity, object) in &objects {
-        relook(&mut commands, entity, models.get(object.0));
+    for (entity, object, shown) in &objects {
+        relook(&mut commands, entity, shown, models.get(object.0));
     }
 }
 

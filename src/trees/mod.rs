@@ -17,7 +17,7 @@ use biome_core::TreeInstance;
 use biome_core::TreeSpecies;
 
 use crate::BiomeWorldSystems;
-use crate::models::{Instance, ModelLook, relook};
+use crate::models::{Instance, ModelLook, ShownLook, relook};
 use crate::settings::BiomeWorldState;
 
 /// The trees' models and components: part of [`crate::BiomeWorldPlugin`]. A game's own
@@ -62,11 +62,11 @@ fn take_tree_models(
     models: Res<TreeModels>,
     mut sizes: ResMut<TreeSizes>,
     mut state: ResMut<BiomeWorldState>,
-    trees: Query<(Entity, &BiomeTree)>,
+    trees: Query<(Entity, &BiomeTree, ShownLook)>,
     mut commands: Commands,
 ) {
-    for (entity, tree) in &trees {
-        relook(&mut commands, entity, &models.get(tree.0).look);
+    for (entity, tree, shown) in &trees {
+        relook(&mut commands, entity, shown, &models.get(tree.0).look);
     }
     let taken = TreeSizes::of(&models);
     if taken != *sizes {
@@ -281,15 +281,14 @@ impl TreeModels {
 
     /// The instance of one tree standing at `tree` on its node.
     pub(crate) fn instance(&self, tree: &TreeInstance) -> Instance<'_, BiomeTree> {
-        Instance {
-            marker: BiomeTree(tree.species),
-            transform: Transform {
-                translation: Vec3::from_array(tree.position),
-                rotation: Quat::from_rotation_y(tree.yaw),
-                scale: Vec3::splat(tree.scale),
-            },
-            look: &self.get(tree.species).look,
-        }
+        let look = &self.get(tree.species).look;
+        Instance::placed(
+            BiomeTree(tree.species),
+            tree.position,
+            tree.yaw,
+            tree.scale,
+            look,
+        )
     }
 }
 
