@@ -1,17 +1,22 @@
-//! The game's own models in the world: a glTF pine (a trunk and two needle materials) for
-//! conifers and snowy conifers, and a glTF boulder for rocks, from `assets/models/` (made by
+//! The game's own models and kinds in the world: a glTF pine (a trunk and two needle materials)
+//! for conifers and snowy conifers, and a glTF boulder for rocks, from `assets/models/` (made by
 //! `assets/models/make_models.py`). Once the pine has loaded its size is measured from it
-//! (`TreeSize::measure_scene`), so trunk colliders and the far forests' spires match it.
+//! (`TreeSize::measure_scene`), so trunk colliders and the far forests' spires match it. A loot
+//! layer of the game's own scatters chests over dry land: the world places them, the game
+//! hears of each (`ScatterSpawned`) and gives it a `Chest` of its own.
 //!
 //! `cargo run --example custom_assets -- [--screenshot PATH]`
+use std::collections::HashMap;
 use std::path::PathBuf;
 
 use bevy::prelude::*;
 use bevy::world_serialization::WorldAsset;
 use bevy_biome_world::biome_core::TreeSpecies;
-use bevy_biome_world::biome_core::scatter::ScatterKind;
+use bevy_biome_world::biome_core::scatter::{ScatterId, ScatterLayer, ScatterSpacing};
 use bevy_biome_world::prelude::*;
-use bevy_biome_world::{ModelLook, ScatterModels, TreeModel, TreeModels, TreeSize};
+use bevy_biome_world::{
+    ModelLook, ScatterDespawned, ScatterModels, ScatterSpawned, TreeModel, TreeModels, TreeSize,
+};
 
 #[path = "support/scenery.rs"]
 #[expect(
@@ -31,20 +36,35 @@ const PINE_TRUNK: (f32, f32) = (0.35, 3.0);
 #[derive(Resource)]
 struct PineToMeasure(Handle<WorldAsset>);
 
+/// Marks a loot chest, on the entity the world spawned for it.
+#[derive(Component)]
+struct Chest;
+
+/// The chests around the camera, by id: the same chest wherever and whenever the world places
+/// it, so this is what a save of opened chests would key on.
+#[derive(Resource, Default)]
+struct Chests(HashMap<ScatterId, Vec3>);
+
 fn main() {
     let mut app = App::new();
     app.add_plugins(world_window("bevy_biome_world: custom assets"))
+        .insert_resource(BiomeWorldSettings {
+            generator: with_loot(WorldSettings::default()),
+            ..default()
+        })
         .insert_resource(BiomeWorldStreaming {
             horizon: 3000.0,
             ..default()
         })
         .add_plugins((BiomeWorldPlugin, ScenePlugin))
+        .init_resource::<Chests>()
         .add_systems(Startup, (own_models, setup))
         .add_systems(
             Update,
             (
                 measure_pine.run_if(resource_exists::<PineToMeasure>),
                 circle.after(BiomeWorldSystems::Apply),
+                keep_chests.after(BiomeWorldSystems::Apply),
             ),
         );
     let mut args = std::env::args().skip(1);
@@ -64,12 +84,31 @@ fn main() {
     app.run();
 }
 
+/// `settings` with a loot layer: chests at least 30 m apart in every biome, on dry land above
+/// 2 m, never on slopes over 20°.
+fn with_loot(mut settings: WorldSettings) -> WorldSettings {
+    settings.scatter.layers.push(ScatterLayer {
+        max_slope_degrees: 20.0,
+        min_height: Some(2.0),
+        min_scale: 1.0,
+        max_scale: 1.0,
+        ..ScatterLayer::new("loot").expect("a layer name")
+    });
+    for biome in &mut settings.biome_table.biomes {
+        biome.scatter.push(ScatterSpacing::new("loot", 30.0));
+    }
+    settings
+}
+
 /// The game's models replace the built-in ones; every tree and rock already spawned takes them.
+/// Chests get a look too, so the world spawns an entity for each.
 fn own_models(
     mut commands: Commands,
     assets: Res<AssetServer>,
     mut trees: ResMut<TreeModels>,
     mut scatter: ResMut<ScatterModels>,
+    mut meshes: ResMut<Assets<Mesh>>,
+    mut materials: ResMut<Assets<StandardMaterial>>,
 ) {
     let pine = assets.load(GltfAssetLabel::Scene(0).from_asset("models/pine.glb"));
     for species in [TreeSpecies::Conifer, TreeSpecies::SnowyConifer] {
@@ -84,9 +123,47 @@ fn own_models(
     }
     commands.insert_resource(PineToMeasure(pine));
     scatter.set(
-        ScatterKind::Rock,
+        ScatterLayer::ROCK,
         ModelLook::Scene(assets.load(GltfAssetLabel::Scene(0).from_asset("models/boulder.glb"))),
     );
+    // A chest standing on the ground: y = 0 at its base.
+    let chest = Cuboid::new(1.2, 0.8, 0.8)
+        .mesh()
+        .build()
+        .translated_by(Vec3::Y * 0.4);
+    scatter.set(
+        "loot",
+        ModelLook::Mesh {
+            mesh: meshes.add(chest),
+            material: materials.add(StandardMaterial {
+                base_color: Color::srgb(0.85, 0.62, 0.12),
+                metallic: 0.6,
+                perceptual_roughness: 0.4,
+                ..default()
+            }),
+        },
+    );
+}
+
+/// Marks every chest the world places and keeps them by id as they come and go.
+fn keep_chests(
+    mut commands: Commands,
+    mut spawned: MessageReader<ScatterSpawned>,
+    mut despawned: MessageReader<ScatterDespawned>,
+    mut chests: ResMut<Chests>,
+) {
+    for chest in spawned.read().filter(|o| o.layer.as_str() == "loot") {
+        if let Some(entity) = chest.entity {
+            commands.entity(entity).insert(Chest);
+        }
+        chests.0.insert(chest.id, chest.position);
+    }
+    for chest in despawned.read().filter(|o| o.layer.as_str() == "loot") {
+        chests.0.remove(&chest.id);
+    }
+    if chests.is_changed() {
+        debug!("{} chests around the camera", chests.0.len());
+    }
 }
 
 /// Sizes the conifers from the pine once it has loaded (the world rebuilds with the new size).

@@ -135,7 +135,7 @@ pub use physics::{
 pub use query::BiomeWorld;
 pub use scatter::{
     BiomeScatter, BiomeScatterObject, BiomeScatterPlugin, BiomeScatterSettings, BiomeScatterStats,
-    ScatterModels,
+    LayerRadius, ScatterDespawned, ScatterModels, ScatterSpawned,
 };
 pub use settings::{
     BiomeWorldSettings, BiomeWorldSettingsPlugin, BiomeWorldState, BiomeWorldStreaming,

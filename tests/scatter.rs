@@ -1,19 +1,29 @@
 //! Headless tests of the scattered objects: rocks, bushes and grass stream around the anchor out
-//! to each kind's radius, stand where the core places them, share one mesh per kind, follow the
-//! anchor, and go when switched off.
+//! to each layer's radius, stand where the core places them, share one mesh per layer, follow the
+//! anchor, and go when switched off; a game's own layer is told to game code as messages, each
+//! object once, with ids that survive rebuilds.
 
 #[expect(dead_code, reason = "the scatter tests need no random numbers")]
 mod common;
 
 use std::collections::HashSet;
 
+use bevy::ecs::message::Messages;
 use bevy::prelude::*;
-use bevy_biome_world::biome_core::scatter::ScatterKind;
+use bevy_biome_world::biome_core::cover::LayerName;
+use bevy_biome_world::biome_core::scatter::{ScatterId, ScatterLayer, ScatterSpacing};
 use bevy_biome_world::biome_core::{ChunkCoord, ChunkLayout, MeshStyle};
 use bevy_biome_world::prelude::*;
-use bevy_biome_world::{BiomeScatter, BiomeScatterObject, BiomeScatterStats, BiomeWorldState};
+use bevy_biome_world::{
+    BiomeScatter, BiomeScatterObject, BiomeScatterStats, BiomeWorldState, ScatterDespawned,
+    ScatterSpawned,
+};
 
 fn app(scatter: BiomeScatterSettings) -> (App, Entity) {
+    app_with(scatter, WorldSettings::default())
+}
+
+fn app_with(scatter: BiomeScatterSettings, generator: WorldSettings) -> (App, Entity) {
     let mut app = App::new();
     app.add_plugins((MinimalPlugins, AssetPlugin::default(), TransformPlugin))
         .insert_resource(BiomeWorldSettings {
@@ -22,6 +32,7 @@ fn app(scatter: BiomeScatterSettings) -> (App, Entity) {
                 tile_size: 4.0,
                 style: MeshStyle::Smooth,
             },
+            generator,
             ..default()
         })
         .insert_resource(BiomeWorldStreaming::full_detail(128.0))
@@ -37,7 +48,7 @@ fn app(scatter: BiomeScatterSettings) -> (App, Entity) {
     (app, anchor)
 }
 
-/// A spot of forest land (where every kind grows), searched outward from the origin.
+/// A spot of forest land (where every built-in layer grows), searched outward from the origin.
 fn forest(app: &App) -> Vec2 {
     let generator = &app.world().resource::<BiomeWorldState>().generator();
     let biomes = &generator.settings().biome_table.biomes;
@@ -63,7 +74,7 @@ fn settle(app: &mut App) {
 }
 
 /// Every object entity: its chunk's parent component, and its world position.
-fn objects(app: &mut App) -> Vec<(BiomeScatter, ScatterKind, Vec3)> {
+fn objects(app: &mut App) -> Vec<(BiomeScatter, LayerName, Vec3)> {
     let mut query = app
         .world_mut()
         .query::<(&BiomeScatterObject, &Transform, &ChildOf)>();
@@ -73,7 +84,7 @@ fn objects(app: &mut App) -> Vec<(BiomeScatter, ScatterKind, Vec3)> {
         .map(|(object, transform, parent)| {
             let scatter = *world.get::<BiomeScatter>(parent.parent()).unwrap();
             let chunk = world.get::<Transform>(parent.parent()).unwrap().translation;
-            (scatter, object.0, chunk + transform.translation)
+            (scatter, object.layer, chunk + transform.translation)
         })
         .collect()
 }
@@ -96,11 +107,12 @@ fn objects_stream_around_the_anchor_where_the_core_places_them() {
         .resource::<BiomeWorldState>()
         .generator()
         .clone();
+    let layers = &generator.settings().scatter;
     let mut per_kind = [0usize; 3];
-    let mut chunks: HashSet<(ChunkCoord, ScatterKind)> = HashSet::new();
+    let mut chunks: HashSet<(ChunkCoord, LayerName)> = HashSet::new();
     for (scatter, kind, position) in &found {
-        assert_eq!(scatter.kind, *kind);
-        per_kind[kind.index()] += 1;
+        assert_eq!(scatter.layer, *kind);
+        per_kind[layers.layer_index(kind.as_str()).unwrap()] += 1;
         chunks.insert((scatter.chunk, *kind));
         // Chunks carry a kind only within its radius of the anchor (plus the hysteresis).
         let origin = scatter.chunk.origin(&layout);
@@ -108,7 +120,7 @@ fn objects_stream_around_the_anchor_where_the_core_places_them() {
             (origin[0] + layout.chunk_size() / 2.0) as f32,
             (origin[1] + layout.chunk_size() / 2.0) as f32,
         );
-        let reach = settings.radius(*kind) * (1.0 + settings.hysteresis) + 64.0;
+        let reach = settings.radius(kind.as_str()) * (1.0 + settings.hysteresis) + 64.0;
         assert!(centre.distance(start) <= reach, "{kind:?} too far");
         assert!(position.is_finite());
     }
@@ -121,7 +133,11 @@ fn objects_stream_around_the_anchor_where_the_core_places_them() {
         let origin = chunk.origin(&layout);
         let size = layout.chunk_size();
         let expected: HashSet<[u32; 3]> = generator
-            .scatter_in_rect(kind, origin, [origin[0] + size, origin[1] + size])
+            .scatter_in_rect(
+                layers.layer_index(kind.as_str()).unwrap(),
+                origin,
+                [origin[0] + size, origin[1] + size],
+            )
             .unwrap()
             .iter()
             .map(|o| {
@@ -140,7 +156,7 @@ fn objects_stream_around_the_anchor_where_the_core_places_them() {
             .collect();
         assert_eq!(got, expected, "{kind:?} on {chunk:?}");
     }
-    // One mesh and one material per kind, shared by every object of it.
+    // One mesh and one material per layer, shared by every object of it.
     let mut query = app.world_mut().query::<(
         &BiomeScatterObject,
         &Mesh3d,
@@ -148,7 +164,7 @@ fn objects_stream_around_the_anchor_where_the_core_places_them() {
     )>();
     let mut handles: Vec<HashSet<AssetId<Mesh>>> = vec![HashSet::new(); 3];
     for (object, mesh, material) in query.iter(app.world()) {
-        handles[object.0.index()].insert(mesh.id());
+        handles[layers.layer_index(object.layer.as_str()).unwrap()].insert(mesh.id());
         assert!(material.id() != AssetId::default());
     }
     assert!(handles.iter().all(|h| h.len() == 1), "{handles:?}");
@@ -164,7 +180,7 @@ fn objects_stream_around_the_anchor_where_the_core_places_them() {
     assert!(!moved.is_empty());
     for (scatter, kind, _) in &moved {
         let origin = scatter.chunk.origin(&layout);
-        let reach = f64::from(settings.radius(*kind)) * 1.25 + 64.0;
+        let reach = f64::from(settings.radius(kind.as_str())) * 1.25 + 64.0;
         assert!(
             (origin[0] + 32.0 - 700.0).abs() <= reach,
             "{kind:?} left behind"
@@ -173,14 +189,18 @@ fn objects_stream_around_the_anchor_where_the_core_places_them() {
 }
 
 #[test]
-fn kinds_switch_off_by_radius_and_all_go_when_disabled() {
+fn layers_switch_off_by_radius_and_all_go_when_disabled() {
     let mut settings = BiomeScatterSettings::default();
-    settings.radii[ScatterKind::Grass.index()] = 0.0;
+    settings.set_radius(ScatterLayer::GRASS, 0.0);
     let (mut app, _) = app(settings.clone());
     settle(&mut app);
     let found = objects(&mut app);
     assert!(!found.is_empty());
-    assert!(found.iter().all(|(_, kind, _)| *kind != ScatterKind::Grass));
+    assert!(
+        found
+            .iter()
+            .all(|(_, kind, _)| kind.as_str() != ScatterLayer::GRASS)
+    );
 
     app.world_mut()
         .resource_mut::<BiomeScatterSettings>()
@@ -196,10 +216,12 @@ fn kinds_switch_off_by_radius_and_all_go_when_disabled() {
     );
 
     // Refused settings keep the last valid ones and say why.
-    app.world_mut().resource_mut::<BiomeScatterSettings>().radii[0] = 5000.0;
+    app.world_mut()
+        .resource_mut::<BiomeScatterSettings>()
+        .set_radius(ScatterLayer::ROCK, 5000.0);
     app.update();
     let error = app.world().resource::<BiomeScatterStats>().error.clone();
-    assert!(error.is_some_and(|e| e.contains("scatter.radii[0]")));
+    assert!(error.is_some_and(|e| e.contains("scatter.radii[0].radius")));
 }
 
 /// Every layout the scatter settings accept scatters its chunks within the core's limit
@@ -223,7 +245,7 @@ fn accepted_layouts_scatter_within_the_cores_limit() {
             }
             accepted += 1;
             let side = layout.chunk_size();
-            for kind in ScatterKind::ALL {
+            for kind in 0..settings.scatter.layers.len() {
                 let cells = max_search_cells(&settings, kind, side, side);
                 assert!(
                     cells <= MAX_CELLS,
@@ -233,4 +255,125 @@ fn accepted_layouts_scatter_within_the_cores_limit() {
         }
     }
     assert!(accepted > 10, "{accepted} layouts accepted");
+}
+
+/// Every message of type `M` written since the last call.
+fn drain<M: Message>(app: &mut App) -> Vec<M> {
+    app.world_mut()
+        .resource_mut::<Messages<M>>()
+        .drain()
+        .collect()
+}
+
+/// A game's loot layer (no look: messages only) streams like the built-in ones: game code hears
+/// of exactly the core's chests within reach, each once, none spawned as entities; a rebuild of
+/// the world that leaves the chests where they are tells nothing new; moving away tells each
+/// chest's going once.
+#[test]
+fn a_games_loot_layer_is_told_to_game_code_once_per_chest() {
+    let mut generator = WorldSettings::default();
+    generator
+        .scatter
+        .layers
+        .push(ScatterLayer::new("loot").unwrap());
+    for biome in &mut generator.biome_table.biomes {
+        biome.scatter.push(ScatterSpacing::new("loot", 24.0));
+    }
+    let mut scatter = BiomeScatterSettings::default();
+    scatter.set_radius("loot", 160.0);
+    let (mut app, anchor) = app_with(scatter, generator);
+    let mut present: std::collections::HashMap<ScatterId, Vec3> = Default::default();
+    let tell = |app: &mut App, present: &mut std::collections::HashMap<ScatterId, Vec3>| {
+        for spawned in drain::<ScatterSpawned>(app) {
+            if spawned.layer.as_str() == "loot" {
+                assert!(
+                    spawned.entity.is_none(),
+                    "a layer without a look spawns nothing"
+                );
+                let before = present.insert(spawned.id, spawned.position);
+                assert!(before.is_none(), "chest {:?} told twice", spawned.id);
+            }
+        }
+        for gone in drain::<ScatterDespawned>(app) {
+            if gone.layer.as_str() == "loot" {
+                assert_eq!(present.remove(&gone.id), Some(gone.position), "{gone:?}");
+            }
+        }
+    };
+    common::step_until_idle(&mut app, "chests in", App::update, |app| {
+        tell(app, &mut present);
+        let stats = app.world().resource::<BiomeScatterStats>();
+        stats.is_idle() && stats.objects.get(3).is_some_and(|&n| n > 0)
+    });
+    tell(&mut app, &mut present);
+    // Exactly the core's chests on the chunks carrying the layer.
+    let generator = app
+        .world()
+        .resource::<BiomeWorldState>()
+        .generator()
+        .clone();
+    let layout = *app.world().resource::<BiomeWorldState>().layout();
+    let mut query = app.world_mut().query::<&BiomeScatter>();
+    let mut expected = std::collections::HashMap::new();
+    for scatter in query
+        .iter(app.world())
+        .filter(|s| s.layer.as_str() == "loot")
+    {
+        let origin = scatter.chunk.origin(&layout);
+        let size = layout.chunk_size();
+        for chest in generator
+            .scatter_in_rect(3, origin, [origin[0] + size, origin[1] + size])
+            .unwrap()
+        {
+            let p = chest.relative_to(origin).position;
+            let at = Vec3::new(origin[0] as f32, 0.0, origin[1] as f32) + Vec3::from_array(p);
+            expected.insert(chest.id, at);
+        }
+    }
+    assert!(present.len() > 20, "only {} chests", present.len());
+    assert_eq!(present, expected);
+    assert!(
+        objects(&mut app)
+            .iter()
+            .all(|(_, layer, _)| layer.as_str() != "loot"),
+        "chests spawned as entities"
+    );
+    assert_eq!(
+        app.world().resource::<BiomeScatterStats>().objects[3],
+        present.len()
+    );
+
+    // The trees change: every chunk is rebuilt, and the chests, where they were, say nothing.
+    app.world_mut()
+        .resource_mut::<BiomeWorldSettings>()
+        .generator
+        .trees
+        .spacing += 1.0;
+    let generation = app.world().resource::<BiomeWorldState>().generation();
+    common::step_until_idle(&mut app, "rebuilt", App::update, |app| {
+        let told = drain::<ScatterSpawned>(app).into_iter().map(|o| o.layer);
+        let gone = drain::<ScatterDespawned>(app).into_iter().map(|o| o.layer);
+        let loot = told
+            .chain(gone)
+            .filter(|layer| layer.as_str() == "loot")
+            .count();
+        assert_eq!(loot, 0, "a rebuild told of chests that did not change");
+        let rebuilt = app
+            .world_mut()
+            .query::<&BiomeScatter>()
+            .iter(app.world())
+            .all(|s| s.generation > generation);
+        rebuilt && app.world().resource::<BiomeScatterStats>().is_idle()
+    });
+
+    // Away: every chest goes, each told once.
+    app.world_mut()
+        .entity_mut(anchor)
+        .insert(Transform::from_xyz(5000.0, 60.0, 5000.0));
+    let before: HashSet<ScatterId> = present.keys().copied().collect();
+    common::step_until_idle(&mut app, "chests gone", App::update, |app| {
+        tell(app, &mut present);
+        app.world().resource::<BiomeScatterStats>().is_idle()
+            && present.keys().all(|id| !before.contains(id))
+    });
 }

@@ -13,7 +13,6 @@ use std::time::Duration;
 use biome_core::batch::{Backend, FbmParams, fbm_points_on};
 use biome_core::density::{DensityField, DensityNode, Eroded, Fbm as DensityFbm, Shape};
 use biome_core::multi_noise::{AxisRange, BiomeBox, BiomeBoxIndex, ClimatePoint};
-use biome_core::scatter::ScatterKind;
 use biome_core::tutorial::{SeededRandom, Simplex, domain_warp, fbm};
 use biome_core::{ChunkCoord, ChunkLayout};
 use biome_core::{WorldGenerator, WorldSettings};
@@ -363,12 +362,15 @@ fn world(c: &mut Criterion) {
     });
     group.finish();
 
-    // Scatter on one chunk's rectangle, per kind, in the default world.
+    // Scatter on one chunk's rectangle, per layer, in the default world.
     let mut group = c.benchmark_group("scatter");
     group.throughput(Throughput::Elements(1));
     let size = layout.chunk_size();
-    for kind in ScatterKind::ALL {
-        group.bench_function(format!("{kind:?} on a 128 m chunk"), |b| {
+    let names: Vec<String> = (world.settings().scatter.layers.iter())
+        .map(|layer| layer.name.to_string())
+        .collect();
+    for (kind, name) in names.iter().enumerate() {
+        group.bench_function(format!("{name} on a 128 m chunk"), |b| {
             b.iter(|| {
                 k = (k + 1) % 64;
                 let min = [f64::from(k % 8 - 4) * size, f64::from(k / 8 - 4) * size];

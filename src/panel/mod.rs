@@ -343,7 +343,7 @@ mod tests {
             let mut draft = app.world_mut().resource_mut::<PanelDraft>();
             draft.generator().regions.jitter = 0.3 + f64::from(k) * 0.01;
             draft.streaming.draft.max_tasks = 4 + k as usize;
-            draft.scatter.draft.radii[2] = 40.0 + k as f32;
+            draft.scatter.draft.set_radius("grass", 40.0 + k as f32);
             app.update();
             let state = app.world().resource::<BiomeWorldState>();
             assert_eq!(state.generation(), 0, "rebuilt mid-drag at frame {k}");
@@ -353,7 +353,11 @@ mod tests {
                 "streaming waits"
             );
             let scatter = app.world().resource::<BiomeScatterSettings>();
-            assert_eq!(scatter.radii[2], 40.0 + k as f32, "scatter goes at once");
+            assert_eq!(
+                scatter.radius("grass"),
+                40.0 + k as f32,
+                "scatter goes at once"
+            );
         }
         for _ in 0..40 {
             app.update();

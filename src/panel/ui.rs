@@ -4,13 +4,14 @@
 use std::ops::RangeInclusive;
 
 use bevy_egui::egui::{self, Color32, Pos2, Rect, Sense, Stroke, pos2, vec2};
+use biome_core::cover::LayerName;
 use biome_core::cover::SpeciesWeight;
 use biome_core::density::{DensityNode, DensityOp, Field, FieldValue, Shape, Typical};
 use biome_core::generator::BiomeSource;
 use biome_core::multi_noise::{
     AXES, AXIS_NAMES, AxisRange, BiomeBox, ClimatePoint, MAX_BOXES, MultiNoise, nearest_by_scan,
 };
-use biome_core::scatter::{ScatterKind, ScatterSpacing};
+use biome_core::scatter::{ScatterLayer, ScatterSettings, ScatterSpacing, WaterRule};
 use biome_core::{Biome, Rgb, TreeSpecies, limits};
 use biome_core::{ChunkLayout, MeshStyle, WorldSettings};
 
@@ -1008,42 +1009,96 @@ fn rivers_section(ui: &mut egui::Ui, settings: &mut WorldSettings) {
     slider(ui, &mut r.meander, &limits::MEANDER, "meander");
 }
 
-/// Rocks, bushes and grass: the world's rules, each biome's spacings, and how far they reach.
+/// The scatter layers: each one's rules and how far it reaches, a game's layers added or
+/// removed, and each biome's spacings.
 fn scatter_section(ui: &mut egui::Ui, draft: &mut PanelDraft) {
-    let streamed = &mut draft.scatter.draft;
-    ui.checkbox(&mut streamed.enabled, "Spawn rocks, bushes and grass");
-    for kind in ScatterKind::ALL {
-        let radius = &mut streamed.radii[kind.index()];
-        ui.add(
-            egui::Slider::new(radius, BiomeScatterSettings::RADIUS)
-                .clamping(CLAMP_EDITS)
-                .text(format!("{kind:?} radius (u)")),
-        );
-    }
+    ui.checkbox(&mut draft.scatter.draft.enabled, "Spawn scattered objects");
+    let streamed = draft.scatter.draft.clone();
+    let mut radii: Vec<(String, f32)> = Vec::new();
     let settings = draft.generator();
     let s = &mut settings.scatter;
     ui.checkbox(&mut s.enabled, "The world scatters");
-    slider(
-        ui,
-        &mut s.max_slope_degrees,
-        &limits::MAX_SLOPE,
-        "slope limit (°)",
-    );
-    scale_range(ui, &mut s.min_scale, &mut s.max_scale);
+    let mut removed = None;
+    for (k, layer) in s.layers.iter_mut().enumerate() {
+        let name = layer.name.to_string();
+        egui::CollapsingHeader::new(format!("Layer {name}"))
+            .id_salt(("scatter layer", k))
+            .show(ui, |ui| {
+                let mut radius = streamed.radius(&name);
+                ui.add(
+                    egui::Slider::new(&mut radius, BiomeScatterSettings::RADIUS)
+                        .clamping(CLAMP_EDITS)
+                        .text("radius (u)"),
+                );
+                if radius != streamed.radius(&name) {
+                    radii.push((name.clone(), radius));
+                }
+                slider(
+                    ui,
+                    &mut layer.max_slope_degrees,
+                    &limits::MAX_SLOPE,
+                    "slope limit (°)",
+                );
+                for (label, height, start) in [
+                    ("lowest ground (u)", &mut layer.min_height, 0.0),
+                    ("highest ground (u)", &mut layer.max_height, 200.0),
+                ] {
+                    ui.horizontal(|ui| {
+                        let mut on = height.is_some();
+                        ui.checkbox(&mut on, "");
+                        match (on, height.as_mut()) {
+                            (true, Some(value)) => slider(ui, value, &(-200.0..=1000.0), label),
+                            (true, None) => *height = Some(start),
+                            (false, _) => {
+                                *height = None;
+                                ui.label(format!("{label}: any"));
+                            }
+                        }
+                    });
+                }
+                ui.horizontal(|ui| {
+                    ui.label("water");
+                    for (rule, label) in [
+                        (WaterRule::Dry, "away from it"),
+                        (WaterRule::Shore, "on shores"),
+                        (WaterRule::Land, "any land"),
+                    ] {
+                        ui.radio_value(&mut layer.water, rule, label);
+                    }
+                });
+                ui.checkbox(&mut layer.on_snow, "on snow too");
+                scale_range(ui, &mut layer.min_scale, &mut layer.max_scale);
+                if ui.button("Remove layer").clicked() {
+                    removed = Some(k);
+                }
+            });
+    }
+    if let Some(k) = removed {
+        let name = s.layers.remove(k).name;
+        for biome in &mut settings.biome_table.biomes {
+            biome.scatter.retain(|entry| entry.layer != name);
+        }
+    }
+    for (name, radius) in radii {
+        draft.scatter.draft.set_radius(&name, radius);
+    }
+    add_layer(ui, &mut draft.generator().scatter);
+    let settings = draft.generator();
     ui.small(format!(
-        "Each biome's spacing per kind: the least distance between two of them (Poisson-disk). \
-         A kind's widest spacing may be at most {} times its narrowest.",
+        "Each biome's spacing per layer: the least distance between two of its objects \
+         (Poisson-disk). A layer's widest spacing may be at most {} times its narrowest.",
         limits::SCATTER_SPREAD
     ));
+    let layers: Vec<LayerName> = settings.scatter.layers.iter().map(|l| l.name).collect();
     for (i, biome) in settings.biome_table.biomes.iter_mut().enumerate() {
         egui::CollapsingHeader::new(format!("{} scatter", biome.name))
             .id_salt(("scatter", i))
             .show(ui, |ui| {
-                for kind in ScatterKind::ALL {
-                    let at = biome.scatter.iter().position(|s| s.kind == kind);
+                for &layer in &layers {
+                    let at = biome.scatter.iter().position(|s| s.layer == layer);
                     let mut on = at.is_some();
                     ui.horizontal(|ui| {
-                        ui.checkbox(&mut on, format!("{kind:?}"));
+                        ui.checkbox(&mut on, layer.as_str());
                         if let Some(k) = at {
                             log_slider(
                                 ui,
@@ -1054,7 +1109,10 @@ fn scatter_section(ui: &mut egui::Ui, draft: &mut PanelDraft) {
                         }
                     });
                     match (on, at) {
-                        (true, None) => biome.scatter.push(ScatterSpacing { kind, spacing: 8.0 }),
+                        (true, None) => biome.scatter.push(ScatterSpacing {
+                            layer,
+                            spacing: 8.0,
+                        }),
                         (false, Some(k)) => {
                             biome.scatter.remove(k);
                         }
@@ -1063,6 +1121,26 @@ fn scatter_section(ui: &mut egui::Ui, draft: &mut PanelDraft) {
                 }
             });
     }
+}
+
+/// A name field and a button that adds a layer of that name (no biome scatters it until one is
+/// ticked below).
+fn add_layer(ui: &mut egui::Ui, scatter: &mut ScatterSettings) {
+    let id = ui.make_persistent_id("new scatter layer");
+    let mut name: String = ui.data_mut(|data| data.get_temp(id).unwrap_or_default());
+    ui.horizontal(|ui| {
+        ui.text_edit_singleline(&mut name);
+        let layer = ScatterLayer::new(&name);
+        let fresh = scatter.layer_index(&name).is_none();
+        let add = ui.add_enabled(layer.is_ok() && fresh, egui::Button::new("Add layer"));
+        if add.clicked()
+            && let Ok(layer) = layer
+        {
+            scatter.layers.push(layer);
+            name.clear();
+        }
+    });
+    ui.data_mut(|data| data.insert_temp(id, name));
 }
 
 fn trees_section(ui: &mut egui::Ui, settings: &mut WorldSettings) {

@@ -1,13 +1,16 @@
-//! Rocks, bushes and grass ([`biome_core::scatter`]) streamed around the anchors: each
-//! [`ScatterKind`] is a layer of the one streamer, with full detail out to that kind's radius
-//! ([`BiomeScatterSettings`]). A chunk's objects are placed off the main thread
-//! ([`biome_core::WorldGenerator::scatter_in_rect`]), none while terrain builds wait for a task
-//! (the ground first), spawned hidden a slice at a time as children of one [`BiomeScatter`]
-//! entity per chunk and kind, shown when all are in, and despawned a slice at a time. Settings
+//! The scatter layers ([`biome_core::scatter`]: the built-in rocks, bushes and grass, and a
+//! game's own loot, ore, herbs or spawn points) streamed around the anchors: each layer is a kind
+//! of the one streamer, with full detail out to its radius ([`BiomeScatterSettings`]). A chunk's
+//! objects are placed off the main thread ([`biome_core::WorldGenerator::scatter_in_rect`]), none
+//! while terrain builds wait for a task (the ground first), spawned hidden a slice at a time as
+//! children of one [`BiomeScatter`] entity per chunk and layer (for layers with a look in
+//! [`ScatterModels`]), shown when all are in, and despawned a slice at a time. Game code hears
+//! of every object as it comes and goes ([`ScatterSpawned`], [`ScatterDespawned`]). Settings
 //! changes rebuild them; the old ones stay until their replacements are in.
 
 mod objects;
 mod plugin;
+mod presence;
 
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
@@ -16,19 +19,29 @@ use bevy::diagnostic::DiagnosticPath;
 use bevy::prelude::*;
 use biome_core::SettingsError;
 use biome_core::check::Check;
-use biome_core::scatter::{ScatterInstance, ScatterKind};
+use biome_core::cover::LayerName;
+use biome_core::scatter::{ScatterInstance, ScatterLayer};
 use biome_core::{ChunkCoord, ChunkError, ChunkLayout};
 
 use objects::take_scatter_models;
 pub use objects::{BiomeScatterObject, ScatterModels};
 pub use plugin::BiomeScatterPlugin;
+use presence::ScatterPresence;
+pub use presence::{ScatterDespawned, ScatterSpawned};
 
 use crate::models::spawn_instances;
 use crate::settings::BiomeWorldState;
 use crate::stream::{BuildKey, KindDiagnostics, LodConfig, StreamKind};
 
-/// The kinds of scattered objects.
-const KINDS: usize = ScatterKind::ALL.len();
+/// How far one layer's objects reach around every anchor.
+#[derive(Reflect, Clone, Copy, Debug, PartialEq)]
+#[reflect(Debug, Clone, PartialEq)]
+pub struct LayerRadius {
+    /// The layer, by name.
+    pub layer: LayerName,
+    /// Chunks within this distance of an anchor carry its objects, world units; 0 spawns none.
+    pub radius: f32,
+}
 
 /// How far scattered objects reach around every [`crate::BiomeWorldAnchor`], and what they may
 /// cost. Changes apply at once: chunks gain or lose objects as the radii say. Refused values
@@ -36,16 +49,18 @@ const KINDS: usize = ScatterKind::ALL.len();
 #[derive(Resource, Reflect, Clone, Debug, PartialEq)]
 #[reflect(Resource, Default, Clone, Debug, PartialEq)]
 pub struct BiomeScatterSettings {
-    /// Whether objects are spawned at all (the world still places them; see
+    /// Whether objects are streamed at all (the world still places them; see
     /// `WorldSettings::scatter`).
     pub enabled: bool,
-    /// Chunks within this distance of an anchor carry objects of each kind, world units,
-    /// indexed by [`ScatterKind::index`] (rocks, bushes, grass); 0 spawns none of that kind.
-    pub radii: [f32; KINDS],
+    /// The radius of each layer listed; layers not listed take
+    /// [`BiomeScatterSettings::default_radius`].
+    pub radii: Vec<LayerRadius>,
+    /// The radius of layers [`BiomeScatterSettings::radii`] does not list, world units.
+    pub default_radius: f32,
     /// Objects stay until their anchor is this share of the radius farther, so an anchor
     /// hovering at the edge does not churn.
     pub hysteresis: f32,
-    /// At most this many chunks are placed at once, per kind.
+    /// At most this many chunks are placed at once, per layer.
     pub max_tasks: usize,
     /// Main-thread time per frame for spawning and despawning objects, milliseconds; at least
     /// one chunk's objects move per frame.
@@ -54,9 +69,18 @@ pub struct BiomeScatterSettings {
 
 impl Default for BiomeScatterSettings {
     fn default() -> Self {
+        let radius = |layer: &str, radius| LayerRadius {
+            layer: LayerName::new(layer).expect("built-in names are valid"),
+            radius,
+        };
         Self {
             enabled: true,
-            radii: [192.0, 128.0, 72.0],
+            radii: vec![
+                radius(ScatterLayer::ROCK, 192.0),
+                radius(ScatterLayer::BUSH, 128.0),
+                radius(ScatterLayer::GRASS, 72.0),
+            ],
+            default_radius: 128.0,
             hysteresis: 0.25,
             max_tasks: 4,
             apply_budget_ms: 0.4,
@@ -73,36 +97,59 @@ impl BiomeScatterSettings {
     pub const MAX_TASKS: std::ops::RangeInclusive<usize> = 1..=64;
     /// Accepted [`BiomeScatterSettings::apply_budget_ms`].
     pub const APPLY_BUDGET_MS: std::ops::RangeInclusive<f32> = 0.0..=100.0;
-    /// The most objects of one kind an anchor may keep about it (estimated from the radius and
-    /// the kind's narrowest spacing): each is an entity.
+    /// The most objects of one layer an anchor may keep about it (estimated from the radius and
+    /// the layer's narrowest spacing): each is an entity or a message.
     pub const MAX_OBJECTS: f64 = 60_000.0;
 
-    /// The radius of `kind`.
+    /// The radius of the layer called `layer`.
     #[must_use]
-    pub fn radius(&self, kind: ScatterKind) -> f32 {
-        self.radii[kind.index()]
+    pub fn radius(&self, layer: &str) -> f32 {
+        self.radii
+            .iter()
+            .find(|r| r.layer.as_str() == layer)
+            .map_or(self.default_radius, |r| r.radius)
+    }
+
+    /// Sets the radius of the layer called `layer`, world units.
+    ///
+    /// # Panics
+    /// If `layer` is not a layer name ([`LayerName::new`]).
+    pub fn set_radius(&mut self, layer: &str, radius: f32) {
+        match self.radii.iter_mut().find(|r| r.layer.as_str() == layer) {
+            Some(entry) => entry.radius = radius,
+            None => self.radii.push(LayerRadius {
+                layer: LayerName::new(layer).expect("a layer name"),
+                radius,
+            }),
+        }
     }
 
     /// Checks every value against its range, and the objects one anchor keeps in `world`'s
-    /// densest biome for each kind (as packed as Poisson-disk sets get, about 0.7 per square of
+    /// densest biome for each layer (as packed as Poisson-disk sets get, about 0.7 per square of
     /// the spacing) with `layout`'s chunks.
     ///
     /// # Errors
-    /// The first value out of range, by field path (`scatter.radii[2]`...).
+    /// The first value out of range, by field path (`scatter.radii[2].radius`...).
     pub fn validate_with(
         &self,
         settings: &biome_core::WorldSettings,
         layout: &ChunkLayout,
     ) -> Result<(), SettingsError> {
         let check = Check::at("scatter");
-        for (k, &radius) in self.radii.iter().enumerate() {
+        for (k, entry) in self.radii.iter().enumerate() {
             check.range_in(
-                &format!("radii[{k}]"),
-                radius,
+                &format!("radii[{k}].radius"),
+                entry.radius,
                 &Self::RADIUS,
                 " world units",
             )?;
         }
+        check.range_in(
+            "default_radius",
+            self.default_radius,
+            &Self::RADIUS,
+            " world units",
+        )?;
         check.range("hysteresis", self.hysteresis, &Self::HYSTERESIS)?;
         check.range_in(
             "apply_budget_ms",
@@ -111,23 +158,29 @@ impl BiomeScatterSettings {
             " ms",
         )?;
         check.whole("max_tasks", self.max_tasks, &Self::MAX_TASKS)?;
-        for kind in ScatterKind::ALL {
+        for layer in &settings.scatter.layers {
+            let name = layer.name;
             let narrowest = settings
                 .biome_table
                 .biomes
                 .iter()
                 .flat_map(|b| &b.scatter)
-                .filter(|s| s.kind == kind)
+                .filter(|s| s.layer == name)
                 .map(|s| s.spacing)
                 .fold(f64::INFINITY, f64::min);
+            let radius = self.radius(name.as_str());
             // The chunks kept reach about a chunk past the radius.
-            let reach = f64::from(self.radius(kind)) + layout.chunk_size();
+            let reach = f64::from(radius) + layout.chunk_size();
             let objects = std::f64::consts::PI * reach * reach / (1.4 * narrowest * narrowest);
-            if self.radius(kind) > 0.0 && objects > Self::MAX_OBJECTS {
+            if radius > 0.0 && objects > Self::MAX_OBJECTS {
+                let field = self.radii.iter().position(|r| r.layer == name).map_or_else(
+                    || "default_radius".to_owned(),
+                    |k| format!("radii[{k}].radius"),
+                );
                 return check.fail(
-                    &format!("radii[{}]", kind.index()),
+                    &field,
                     format!(
-                        "about {objects:.0} {kind:?} objects around an anchor, over the {} \
+                        "about {objects:.0} {name} objects around an anchor, over the {} \
                          limit: lower the radius (or widen the spacing)",
                         Self::MAX_OBJECTS
                     ),
@@ -137,10 +190,10 @@ impl BiomeScatterSettings {
         Ok(())
     }
 
-    /// The planner's view for `kind`: full detail out to its radius.
+    /// The planner's view for the layer called `layer`: full detail out to its radius.
     #[must_use]
-    pub(crate) fn lod(&self, kind: ScatterKind, layout: ChunkLayout) -> LodConfig {
-        let radius = f64::from(self.radius(kind));
+    pub(crate) fn lod(&self, layer: &str, layout: ChunkLayout) -> LodConfig {
+        let radius = f64::from(self.radius(layer));
         LodConfig {
             layout,
             detail_radius: radius,
@@ -150,14 +203,14 @@ impl BiomeScatterSettings {
     }
 }
 
-/// The objects of one kind on one chunk: their parent entity, at the chunk's origin.
+/// The objects of one layer on one chunk: their parent entity, at the chunk's origin.
 #[derive(Component, Reflect, Clone, Copy, Debug, PartialEq)]
 #[reflect(Component, Debug, Clone, PartialEq)]
 pub struct BiomeScatter {
     /// The chunk.
     pub chunk: ChunkCoord,
-    /// What its children are.
-    pub kind: ScatterKind,
+    /// The layer of its children.
+    pub layer: LayerName,
     /// The settings generation they were placed with.
     pub generation: u64,
     /// How many there are.
@@ -168,10 +221,11 @@ pub struct BiomeScatter {
 #[derive(Resource, Reflect, Clone, Debug, Default)]
 #[reflect(Resource, Default, Debug, Clone)]
 pub struct BiomeScatterStats {
-    /// Chunks carrying objects, per kind.
-    pub chunks: [usize; KINDS],
-    /// Objects alive, per kind.
-    pub objects: [usize; KINDS],
+    /// Chunks carrying objects, per layer (in the order of the world's
+    /// `WorldSettings::scatter` layers).
+    pub chunks: Vec<usize>,
+    /// Objects on the chunks shown, per layer.
+    pub objects: Vec<usize>,
     /// Chunks being placed.
     pub in_flight: usize,
     /// Chunks wanted and waiting for a task.
@@ -203,7 +257,7 @@ impl BiomeScatterStats {
     /// last 256 kept).
     pub const BUILD_TIME: &DiagnosticPath =
         &DiagnosticPath::const_new("biome_world/scatter/build_time");
-    /// Diagnostics path of the chunks carrying objects, all kinds together.
+    /// Diagnostics path of the chunks carrying objects, all layers together.
     pub const CHUNKS: &DiagnosticPath = &DiagnosticPath::const_new("biome_world/scatter/chunks");
 
     pub(crate) const DIAGNOSTICS: KindDiagnostics = KindDiagnostics {
@@ -221,29 +275,71 @@ impl BiomeScatterStats {
     }
 }
 
-/// One chunk's objects of one kind, placed off the main thread, relative to its origin.
-pub(crate) struct Placed(Vec<ScatterInstance>);
+/// One chunk's objects of one layer, placed off the main thread, relative to its origin.
+pub(crate) struct Placed {
+    layer: LayerName,
+    objects: Vec<ScatterInstance>,
+}
 
-/// The objects of one kind on one chunk: their parent entity, and the objects still to spawn
-/// under it.
+/// The objects of one layer on one chunk: their parent entity, the objects still to spawn
+/// under it, and whether game code has been told of them.
 pub(crate) struct ScatterChunk {
     parent: Entity,
-    /// The objects not spawned yet.
-    objects: Vec<ScatterInstance>,
-    /// The objects spawned, to despawn a slice at a time.
+    layer: LayerName,
+    origin: Vec3,
+    /// Every object of the chunk.
+    placed: Vec<ScatterInstance>,
+    /// How many of them are not spawned yet (the first ones).
+    unspawned: usize,
+    /// The objects spawned, to despawn a slice at a time; one per object placed, in order,
+    /// where the layer has a look.
     spawned: Vec<Entity>,
+    /// Whether [`ScatterSpawned`] went out for its objects (and [`ScatterDespawned`] is owed).
+    announced: bool,
 }
 
 /// Objects spawn and despawn this many at a time, so a chunk of grass (a thousand tufts) does
 /// not hold a frame for a millisecond or more.
 const SLICE: usize = 128;
 
-/// One kind of scattered objects as a kind of the streamer.
-pub(crate) struct ScatterLayer {
-    kind: ScatterKind,
+/// One scatter layer as a kind of the streamer: the layer at `layer` in the world's settings.
+pub(crate) struct LayerStream {
+    layer: usize,
 }
 
-impl StreamKind for ScatterLayer {
+impl LayerStream {
+    /// Counts the chunk's objects present (once), for the frame's messages.
+    fn announce(world: &mut World, chunk: &mut ScatterChunk) {
+        if std::mem::replace(&mut chunk.announced, true) {
+            return;
+        }
+        let mut presence = world.resource_mut::<ScatterPresence>();
+        for (k, object) in chunk.placed.iter().enumerate() {
+            presence.arrive(ScatterSpawned {
+                layer: chunk.layer,
+                id: object.id,
+                position: chunk.origin + Vec3::from_array(object.position),
+                biome: object.biome,
+                scale: object.scale,
+                yaw: object.yaw,
+                entity: chunk.spawned.get(k).copied(),
+            });
+        }
+    }
+
+    /// Counts the chunk's objects gone (if they were counted present).
+    fn withdraw(world: &mut World, chunk: &mut ScatterChunk) {
+        if !std::mem::replace(&mut chunk.announced, false) {
+            return;
+        }
+        let mut presence = world.resource_mut::<ScatterPresence>();
+        for object in &chunk.placed {
+            presence.leave(chunk.layer, object.id);
+        }
+    }
+}
+
+impl StreamKind for LayerStream {
     type Built = Placed;
     type Node = ScatterChunk;
 
@@ -253,59 +349,86 @@ impl StreamKind for ScatterLayer {
         key: BuildKey,
     ) -> impl FnOnce(&AtomicBool) -> Result<Placed, ChunkError> + Send + 'static {
         let state = world.resource::<BiomeWorldState>();
-        let (generator, layout, kind) = (
+        let (generator, layout, layer) = (
             state.generator().clone(),
             state.settings().layout,
-            self.kind,
+            self.layer,
         );
+        // A layer gone since the streamer asked is refused by the placement.
+        let name = state
+            .generator()
+            .settings()
+            .scatter
+            .layers
+            .get(layer)
+            .map(|l| l.name);
         move |_: &AtomicBool| {
             let origin = key.node.origin(&layout);
             let size = key.node.size(&layout);
             let objects = generator
-                .scatter_in_rect(kind, origin, [origin[0] + size, origin[1] + size])?
+                .scatter_in_rect(layer, origin, [origin[0] + size, origin[1] + size])?
                 .iter()
                 .map(|object| object.relative_to(origin))
                 .collect();
-            Ok(Placed(objects))
+            Ok(Placed {
+                layer: name.expect("placed: the layer exists"),
+                objects,
+            })
         }
     }
 
     fn spawn(&mut self, world: &mut World, key: BuildKey, built: Placed) -> ScatterChunk {
         let state = world.resource::<BiomeWorldState>();
         let (layout, generation) = (state.settings().layout, state.generation());
+        let (layer, objects) = (built.layer, built.objects);
         let origin = key.node.origin(&layout);
+        let origin = Vec3::new(origin[0] as f32, 0.0, origin[1] as f32);
         let parent = world
             .spawn((
                 BiomeScatter {
                     chunk: ChunkCoord::new(key.node.x, key.node.z),
-                    kind: self.kind,
+                    layer,
                     generation,
-                    objects: built.0.len(),
+                    objects: objects.len(),
                 },
-                Transform::from_xyz(origin[0] as f32, 0.0, origin[1] as f32),
+                Transform::from_translation(origin),
                 Visibility::Hidden,
             ))
             .id();
+        // Layers without a look are told to game code alone.
+        let shown = world
+            .get_resource::<ScatterModels>()
+            .is_some_and(|models| models.get(layer.as_str()).is_some());
         ScatterChunk {
             parent,
-            spawned: Vec::with_capacity(built.0.len()),
-            objects: built.0,
+            layer,
+            origin,
+            unspawned: if shown { objects.len() } else { 0 },
+            spawned: Vec::with_capacity(if shown { objects.len() } else { 0 }),
+            placed: objects,
+            announced: false,
         }
     }
 
     fn spawn_part(&mut self, world: &mut World, chunk: &mut ScatterChunk) -> bool {
-        let from = chunk.objects.len().saturating_sub(SLICE);
-        let slice = chunk.objects.split_off(from);
+        let from = chunk.spawned.len();
+        let to = (from + SLICE).min(chunk.unspawned);
         if world.get_entity(chunk.parent).is_ok()
             && let Some(models) = world.get_resource::<ScatterModels>()
         {
             let models = models.clone();
-            let instances = slice.iter().map(|object| models.instance(object));
+            let instances = chunk.placed[from..to]
+                .iter()
+                .filter_map(|object| models.instance(chunk.layer, object));
             chunk
                 .spawned
                 .extend(spawn_instances(world, chunk.parent, instances));
         }
-        chunk.objects.is_empty()
+        if chunk.spawned.len() < to {
+            // The parent or the look went: nothing more to spawn under it.
+            chunk.unspawned = chunk.spawned.len();
+        }
+        chunk.spawned.len() >= chunk.unspawned
     }
 
     fn root(chunk: &ScatterChunk) -> Entity {
@@ -314,12 +437,14 @@ impl StreamKind for ScatterLayer {
 
     fn show(&mut self, world: &mut World, _key: BuildKey, chunk: &mut ScatterChunk, _fade: bool) {
         world.entity_mut(chunk.parent).insert(Visibility::Inherited);
+        Self::announce(world, chunk);
     }
 
     fn hide(&mut self, world: &mut World, chunk: &mut ScatterChunk) {
         if let Ok(mut entity) = world.get_entity_mut(chunk.parent) {
             entity.insert(Visibility::Hidden);
         }
+        Self::withdraw(world, chunk);
     }
 
     fn despawn_part(
@@ -328,6 +453,7 @@ impl StreamKind for ScatterLayer {
         _key: BuildKey,
         chunk: &mut ScatterChunk,
     ) -> bool {
+        Self::withdraw(world, chunk);
         let from = chunk.spawned.len().saturating_sub(SLICE);
         for object in chunk.spawned.drain(from..) {
             if let Ok(entity) = world.get_entity_mut(object) {
@@ -341,10 +467,21 @@ impl StreamKind for ScatterLayer {
         done
     }
 
-    fn failed(&mut self, _world: &mut World, key: BuildKey, reason: &str) {
+    fn lost(&mut self, world: &mut World, _key: BuildKey, mut chunk: ScatterChunk) {
+        Self::withdraw(world, &mut chunk);
+    }
+
+    fn failed(&mut self, world: &mut World, key: BuildKey, reason: &str) {
+        let layers = &world
+            .resource::<BiomeWorldState>()
+            .generator()
+            .settings()
+            .scatter
+            .layers;
+        let name = layers.get(self.layer).map(|l| l.name);
         warn!(
-            "biome world {:?} objects of chunk ({}, {}) failed: {reason}",
-            self.kind, key.node.x, key.node.z
+            "biome world {name:?} objects of chunk ({}, {}) failed: {reason}",
+            key.node.x, key.node.z
         );
     }
 }

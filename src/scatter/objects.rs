@@ -1,87 +1,134 @@
-//! What scattered objects look like: one [`ModelLook`] per [`ScatterKind`] (by default a
-//! low-poly mesh and material built in code), shared by every object of that kind, so the
-//! renderer batches them.
+//! What scattered objects look like: one [`ModelLook`] per scatter layer that has one (by
+//! default the built-in rocks, bushes and grass as low-poly meshes and materials built in code),
+//! shared by every object of that layer, so the renderer batches them. A layer without a look
+//! spawns no entities: game code hears of its objects alone ([`super::ScatterSpawned`]).
 
 use bevy::math::primitives::Cuboid;
 use bevy::mesh::{Mesh, Meshable};
+use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
-use biome_core::scatter::{ScatterInstance, ScatterKind};
+use biome_core::cover::LayerName;
+use biome_core::scatter::{ScatterId, ScatterInstance, ScatterLayer};
 
 use crate::models::{Instance, ModelLook, ShownLook, relook};
 use crate::trees::{blob, merged, part};
 
-/// Marks a scattered object, with its kind (a child of its [`super::BiomeScatter`]).
+/// Marks a scattered object, with its layer and id (a child of its [`super::BiomeScatter`]).
 #[derive(Component, Reflect, Clone, Copy, Debug, PartialEq, Eq)]
 #[reflect(Component, Debug, Clone, PartialEq)]
-pub struct BiomeScatterObject(pub ScatterKind);
+pub struct BiomeScatterObject {
+    /// Its layer.
+    pub layer: LayerName,
+    /// Which object of its layer it is.
+    pub id: ScatterId,
+}
 
-/// What every scatter kind looks like: the procedural low-poly rocks, bushes and grass unless a
-/// game sets its own ([`ScatterModels::set`]); insert or change it at any time, and every object
-/// takes its kind's new look.
+/// What each scatter layer looks like: the procedural low-poly rocks, bushes and grass unless a
+/// game sets its own ([`ScatterModels::set`]), and nothing for a game's layers until it gives
+/// them a look; insert or change it at any time, and every object takes its layer's new look.
 #[derive(Resource, Reflect, Clone, Debug, PartialEq)]
 #[reflect(Resource, Debug, Clone, PartialEq)]
 pub struct ScatterModels {
-    /// Indexed by [`ScatterKind::index`].
-    kinds: Vec<ModelLook>,
+    looks: HashMap<LayerName, ModelLook>,
 }
 
 impl ScatterModels {
-    /// The built-in low-poly objects, their meshes and materials added to `meshes` and
-    /// `materials`.
+    /// The built-in low-poly objects for the built-in layers, their meshes and materials added
+    /// to `meshes` and `materials`.
     #[must_use]
     pub fn procedural(meshes: &mut Assets<Mesh>, materials: &mut Assets<StandardMaterial>) -> Self {
-        let kinds = ScatterKind::ALL
-            .iter()
-            .map(|&kind| {
+        let looks = [BuiltIn::Rock, BuiltIn::Bush, BuiltIn::Grass]
+            .into_iter()
+            .map(|kind| {
                 let mut material = StandardMaterial {
-                    perceptual_roughness: if kind == ScatterKind::Rock {
-                        0.85
-                    } else {
-                        0.95
-                    },
+                    perceptual_roughness: if kind == BuiltIn::Rock { 0.85 } else { 0.95 },
                     reflectance: 0.2,
                     ..default()
                 };
-                if kind == ScatterKind::Grass {
+                if kind == BuiltIn::Grass {
                     // Blades are seen from both sides.
                     material.double_sided = true;
                     material.cull_mode = None;
                 }
-                ModelLook::Mesh {
-                    mesh: meshes.add(scatter_mesh(kind)),
+                let look = ModelLook::Mesh {
+                    mesh: meshes.add(kind.mesh()),
                     material: materials.add(material),
-                }
+                };
+                (kind.name(), look)
             })
             .collect();
-        Self { kinds }
+        Self { looks }
     }
 
-    /// The look of `kind`.
+    /// The look of the layer called `layer`, if it has one.
     #[must_use]
-    pub fn get(&self, kind: ScatterKind) -> &ModelLook {
-        &self.kinds[kind.index()]
+    pub fn get(&self, layer: &str) -> Option<&ModelLook> {
+        LayerName::new(layer)
+            .ok()
+            .and_then(|name| self.looks.get(&name))
     }
 
-    /// Gives `kind` its own look (standing on `y = 0` at scale 1, as the built-in objects do).
-    pub fn set(&mut self, kind: ScatterKind, look: ModelLook) {
-        self.kinds[kind.index()] = look;
+    /// Gives the layer called `layer` its own look (standing on `y = 0` at scale 1, as the
+    /// built-in objects do); its objects are spawned as entities from then on.
+    ///
+    /// # Panics
+    /// If `layer` is not a layer name ([`LayerName::new`]).
+    pub fn set(&mut self, layer: &str, look: ModelLook) {
+        let name = LayerName::new(layer).expect("a layer name");
+        self.looks.insert(name, look);
     }
 
-    /// The instance of one object standing at `object` on its node.
-    pub(crate) fn instance(&self, object: &ScatterInstance) -> Instance<'_, BiomeScatterObject> {
-        let (marker, look) = (BiomeScatterObject(object.kind), self.get(object.kind));
-        Instance::placed(marker, object.position, object.yaw, object.scale, look)
+    /// The instance of one object of `layer` standing at `object` on its node, if the layer
+    /// has a look.
+    pub(crate) fn instance(
+        &self,
+        layer: LayerName,
+        object: &ScatterInstance,
+    ) -> Option<Instance<'_, BiomeScatterObject>> {
+        let look = self.looks.get(&layer)?;
+        let marker = BiomeScatterObject {
+            layer,
+            id: object.id,
+        };
+        Some(Instance::placed(
+            marker,
+            object.position,
+            object.yaw,
+            object.scale,
+            look,
+        ))
     }
 }
 
-/// Gives every scattered object its kind's current look.
+/// Gives every scattered object its layer's current look.
 pub(crate) fn take_scatter_models(
     models: Res<ScatterModels>,
     objects: Query<(Entity, &BiomeScatterObject, ShownLook)>,
     mut commands: Commands,
 ) {
     for (entity, object, shown) in &objects {
-        relook(&mut commands, entity, shown, models.get(object.0));
+        if let Some(look) = models.looks.get(&object.layer) {
+            relook(&mut commands, entity, shown, look);
+        }
+    }
+}
+
+/// The built-in layers' procedural objects.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum BuiltIn {
+    Rock,
+    Bush,
+    Grass,
+}
+
+impl BuiltIn {
+    fn name(self) -> LayerName {
+        let name = match self {
+            Self::Rock => ScatterLayer::ROCK,
+            Self::Bush => ScatterLayer::BUSH,
+            Self::Grass => ScatterLayer::GRASS,
+        };
+        LayerName::new(name).expect("built-in names are layer names")
     }
 }
 
@@ -92,49 +139,50 @@ const LIGHT_SHRUB: Color = Color::srgb(0.30, 0.46, 0.18);
 const BLADES: Color = Color::srgb(0.42, 0.58, 0.20);
 const DRY_BLADES: Color = Color::srgb(0.62, 0.64, 0.30);
 
-/// The low-poly mesh of a kind at scale 1, standing on `y = 0` (rocks and bushes sink a little
-/// into the ground, so they sit on slopes and on ground drawn between its vertices).
-#[must_use]
-pub(crate) fn scatter_mesh(kind: ScatterKind) -> Mesh {
-    match kind {
-        ScatterKind::Rock => merged(vec![
-            blob(
-                0.55,
-                Vec3::new(0.0, 0.12, 0.0),
-                Vec3::new(1.0, 0.62, 0.82),
-                STONE,
-            ),
-            blob(
-                0.3,
-                Vec3::new(0.5, 0.02, 0.25),
-                Vec3::new(1.0, 0.7, 0.9),
-                DARK_STONE,
-            ),
-        ]),
-        ScatterKind::Bush => merged(vec![
-            blob(
-                0.6,
-                Vec3::new(0.0, 0.35, 0.0),
-                Vec3::new(1.0, 0.75, 1.0),
-                SHRUB,
-            ),
-            blob(0.42, Vec3::new(0.45, 0.3, 0.2), Vec3::ONE, LIGHT_SHRUB),
-            blob(0.38, Vec3::new(-0.35, 0.25, -0.3), Vec3::ONE, SHRUB),
-        ]),
-        ScatterKind::Grass => {
-            let mut blades = Vec::new();
-            for k in 0..7 {
-                let yaw = k as f32 * std::f32::consts::TAU / 7.0;
-                let lean = 0.25 + 0.1 * (k % 3) as f32;
-                let height = 0.45 + 0.08 * (k % 4) as f32;
-                let blade = Cuboid::new(0.09, height, 0.015).mesh().build();
-                let transform = Transform::from_rotation(
-                    Quat::from_rotation_y(yaw) * Quat::from_rotation_x(lean),
-                ) * Transform::from_xyz(0.0, height / 2.0 - 0.05, 0.0);
-                let color = if k % 3 == 0 { DRY_BLADES } else { BLADES };
-                blades.push(part(blade, transform, color));
+impl BuiltIn {
+    /// The low-poly mesh at scale 1, standing on `y = 0` (rocks and bushes sink a little into
+    /// the ground, so they sit on slopes and on ground drawn between its vertices).
+    fn mesh(self) -> Mesh {
+        match self {
+            Self::Rock => merged(vec![
+                blob(
+                    0.55,
+                    Vec3::new(0.0, 0.12, 0.0),
+                    Vec3::new(1.0, 0.62, 0.82),
+                    STONE,
+                ),
+                blob(
+                    0.3,
+                    Vec3::new(0.5, 0.02, 0.25),
+                    Vec3::new(1.0, 0.7, 0.9),
+                    DARK_STONE,
+                ),
+            ]),
+            Self::Bush => merged(vec![
+                blob(
+                    0.6,
+                    Vec3::new(0.0, 0.35, 0.0),
+                    Vec3::new(1.0, 0.75, 1.0),
+                    SHRUB,
+                ),
+                blob(0.42, Vec3::new(0.45, 0.3, 0.2), Vec3::ONE, LIGHT_SHRUB),
+                blob(0.38, Vec3::new(-0.35, 0.25, -0.3), Vec3::ONE, SHRUB),
+            ]),
+            Self::Grass => {
+                let mut blades = Vec::new();
+                for k in 0..7 {
+                    let yaw = k as f32 * std::f32::consts::TAU / 7.0;
+                    let lean = 0.25 + 0.1 * (k % 3) as f32;
+                    let height = 0.45 + 0.08 * (k % 4) as f32;
+                    let blade = Cuboid::new(0.09, height, 0.015).mesh().build();
+                    let transform = Transform::from_rotation(
+                        Quat::from_rotation_y(yaw) * Quat::from_rotation_x(lean),
+                    ) * Transform::from_xyz(0.0, height / 2.0 - 0.05, 0.0);
+                    let color = if k % 3 == 0 { DRY_BLADES } else { BLADES };
+                    blades.push(part(blade, transform, color));
+                }
+                merged(blades)
             }
-            merged(blades)
         }
     }
 }
@@ -146,8 +194,8 @@ mod tests {
 
     #[test]
     fn every_kind_has_a_coloured_mesh_on_the_ground() {
-        for kind in ScatterKind::ALL {
-            let mesh = scatter_mesh(kind);
+        for kind in [BuiltIn::Rock, BuiltIn::Bush, BuiltIn::Grass] {
+            let mesh = kind.mesh();
             assert!(mesh.count_vertices() > 10, "{kind:?}");
             assert!(mesh.attribute(Mesh::ATTRIBUTE_COLOR).is_some());
             let Some(VertexAttributeValues::Float32x3(positions)) =

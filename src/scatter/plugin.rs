@@ -1,26 +1,27 @@
-//! The scatter's ECS side: one streamer per kind, the settings they take (the last valid ones),
+//! The scatter's ECS side: one streamer per layer, the settings they take (the last valid ones),
 //! and the two systems that feed them and apply their answer within one shared budget.
 
 use std::time::Duration;
 
 use bevy::platform::time::Instant;
 use bevy::prelude::*;
-use biome_core::scatter::ScatterKind;
 use biome_core::{ChunkLayout, WorldGenerator};
 
 use super::{
-    BiomeScatter, BiomeScatterObject, BiomeScatterSettings, BiomeScatterStats, KINDS, ScatterLayer,
-    ScatterModels, take_scatter_models,
+    BiomeScatter, BiomeScatterObject, BiomeScatterSettings, BiomeScatterStats, LayerRadius,
+    LayerStream, ScatterDespawned, ScatterModels, ScatterPresence, ScatterSpawned,
+    take_scatter_models,
 };
 use crate::BiomeWorldSystems;
 use crate::settings::BiomeWorldState;
 use crate::stream::{Budget, NodeStreamer, StreamView, anchor_points};
 use crate::terrain::{BiomeWorldAnchor, BiomeWorldStats};
 
-/// Streams rocks, bushes and grass around every [`BiomeWorldAnchor`], tuned by
-/// [`BiomeScatterSettings`]: part of [`crate::BiomeWorldPlugin`]. A game's own
-/// [`ScatterModels`], inserted before the app starts, is kept (and one inserted or changed later
-/// gives every object its kind's new look).
+/// Streams every scatter layer (rocks, bushes, grass and a game's own) around every
+/// [`BiomeWorldAnchor`], tuned by [`BiomeScatterSettings`], and tells game code of each object
+/// as it comes and goes ([`ScatterSpawned`], [`ScatterDespawned`]): part of
+/// [`crate::BiomeWorldPlugin`]. A game's own [`ScatterModels`], inserted before the app starts,
+/// is kept (and one inserted or changed later gives every object its layer's new look).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct BiomeScatterPlugin;
 
@@ -30,7 +31,13 @@ impl Plugin for BiomeScatterPlugin {
         app.init_resource::<BiomeScatterSettings>()
             .init_resource::<BiomeScatterStats>()
             .init_resource::<ScatterStreamers>()
+            .init_resource::<ScatterPresence>()
+            .add_message::<ScatterSpawned>()
+            .add_message::<ScatterDespawned>()
             .register_type::<BiomeScatterSettings>()
+            .register_type::<LayerRadius>()
+            .register_type::<ScatterSpawned>()
+            .register_type::<ScatterDespawned>()
             .register_type::<BiomeScatterStats>()
             .register_type::<BiomeScatter>()
             .register_type::<BiomeScatterObject>()
@@ -67,23 +74,15 @@ struct SettingsRequest {
     layout: ChunkLayout,
 }
 
-/// A streamer per kind, and the settings they use.
-#[derive(Resource)]
+/// A streamer per layer (one per layer the world has had: those beyond its layers now stream
+/// nothing, so their objects go), and the settings they use.
+#[derive(Resource, Default)]
 pub(crate) struct ScatterStreamers {
     request: Option<SettingsRequest>,
     /// The settings in use: the last valid ones.
     settings: Option<BiomeScatterSettings>,
-    layers: [NodeStreamer<ScatterLayer>; KINDS],
-}
-
-impl Default for ScatterStreamers {
-    fn default() -> Self {
-        Self {
-            request: None,
-            settings: None,
-            layers: ScatterKind::ALL.map(|kind| NodeStreamer::new(ScatterLayer { kind })),
-        }
-    }
+    /// The streamer of the world's layer at each index.
+    layers: Vec<NodeStreamer<LayerStream>>,
 }
 
 impl ScatterStreamers {
@@ -122,8 +121,8 @@ impl ScatterStreamers {
     }
 }
 
-/// Feeds each kind's streamer the anchors (none for a kind switched off, so its objects go):
-/// placements start once the terrain has no build waiting for a task.
+/// Feeds each layer's streamer the anchors (none for a layer switched off or gone, so its
+/// objects go): placements start once the terrain has no build waiting for a task.
 fn stream_scatter(
     world: &mut World,
     anchors: &mut QueryState<&GlobalTransform, With<BiomeWorldAnchor>>,
@@ -136,6 +135,14 @@ fn stream_scatter(
         state.settings().layout,
         state.generation(),
     );
+    let names: Vec<_> = state
+        .generator()
+        .settings()
+        .scatter
+        .layers
+        .iter()
+        .map(|l| l.name)
+        .collect();
     let request = SettingsRequest {
         settings: world.resource::<BiomeScatterSettings>().clone(),
         generation,
@@ -150,16 +157,23 @@ fn stream_scatter(
             &mut world.resource_mut::<BiomeScatterStats>(),
         );
         let settings = streamers.settings.clone();
-        for (kind, streamer) in ScatterKind::ALL.into_iter().zip(&mut streamers.layers) {
-            // Objects of a kind turned off (or refused settings) all go.
+        while streamers.layers.len() < names.len() {
+            let layer = streamers.layers.len();
+            streamers
+                .layers
+                .push(NodeStreamer::new(LayerStream { layer }));
+        }
+        for (k, streamer) in streamers.layers.iter_mut().enumerate() {
+            // Objects of a layer turned off or gone (or refused settings) all go.
+            let name = names.get(k).map_or("", |name| name.as_str());
             let active = settings
                 .as_ref()
-                .filter(|s| s.enabled && s.radius(kind) > 0.0);
+                .filter(|s| s.enabled && k < names.len() && s.radius(name) > 0.0);
             let view = StreamView {
                 anchors: if active.is_some() { &points } else { &[] },
                 lod: active.map_or_else(
-                    || BiomeScatterSettings::default().lod(kind, layout),
-                    |s| s.lod(kind, layout),
+                    || BiomeScatterSettings::default().lod(name, layout),
+                    |s| s.lod(name, layout),
                 ),
                 generation,
                 max_tasks: active.map_or(0, |s| s.max_tasks),
@@ -172,7 +186,8 @@ fn stream_scatter(
 }
 
 /// Collects placements, spawns and despawns objects a slice at a time within the budget (at
-/// least one slice a frame), makes the swaps; then counts.
+/// least one slice a frame), makes the swaps; then tells game code what came and went, and
+/// counts.
 fn apply_scatter(world: &mut World) {
     let started = Instant::now();
     world.resource_scope(|world, mut streamers: Mut<ScatterStreamers>| {
@@ -184,12 +199,16 @@ fn apply_scatter(world: &mut World) {
         for streamer in &mut streamers.layers {
             streamer.apply(world, &mut budget, 0.0, 0.0);
         }
+        let (came, went) = world.resource_mut::<ScatterPresence>().flush();
+        world.write_message_batch(came);
+        world.write_message_batch(went);
         let mut stats = world.resource_mut::<BiomeScatterStats>();
         let layers = &streamers.layers;
-        for (k, layer) in layers.iter().enumerate() {
-            stats.chunks[k] = layer.counts().shown;
-            stats.objects[k] = layer.shown().map(|(_, chunk)| chunk.spawned.len()).sum();
-        }
+        stats.chunks = layers.iter().map(|layer| layer.counts().shown).collect();
+        stats.objects = layers
+            .iter()
+            .map(|layer| layer.shown().map(|(_, chunk)| chunk.placed.len()).sum())
+            .collect();
         let sum = |count: fn(&crate::stream::StreamCounts) -> usize| {
             layers.iter().map(|layer| count(layer.counts())).sum()
         };

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::check::{Check, Checked};
-use crate::cover::{ScatterKind, ScatterSpacing, SpeciesWeight, TreeSpecies};
+use crate::cover::{ScatterLayer, ScatterSpacing, SpeciesWeight, TreeSpecies};
 use crate::limits;
 use crate::tutorial::BIOMES;
 
@@ -58,8 +58,8 @@ pub struct Biome {
     pub tree_density: f64,
     /// The species that grow here and their shares.
     pub trees: Vec<SpeciesWeight>,
-    /// The rocks, bushes and grass scattered here, each kind at most once, with its spacing
-    /// ([`crate::scatter`]); none when left out.
+    /// The scatter layers ([`crate::cover::ScatterSettings::layers`]) that grow here, each at
+    /// most once, with its spacing ([`crate::scatter`]); a layer left out has none here.
     #[serde(default)]
     pub scatter: Vec<ScatterSpacing>,
 }
@@ -127,41 +127,41 @@ impl Default for BiomeTable {
             ),
         ];
         // Rocks, bushes and grass, each spacing in world units.
-        let scatter: [&[(ScatterKind, f64)]; 9] = [
-            &[(ScatterKind::Rock, 7.0), (ScatterKind::Grass, 4.0)],
+        let scatter: [&[(&str, f64)]; 9] = [
+            &[(ScatterLayer::ROCK, 7.0), (ScatterLayer::GRASS, 4.0)],
             &[
-                (ScatterKind::Rock, 12.0),
-                (ScatterKind::Bush, 6.0),
-                (ScatterKind::Grass, 4.0),
+                (ScatterLayer::ROCK, 12.0),
+                (ScatterLayer::BUSH, 6.0),
+                (ScatterLayer::GRASS, 4.0),
             ],
-            &[(ScatterKind::Rock, 12.0), (ScatterKind::Bush, 9.0)],
+            &[(ScatterLayer::ROCK, 12.0), (ScatterLayer::BUSH, 9.0)],
             &[
-                (ScatterKind::Rock, 24.0),
-                (ScatterKind::Bush, 14.0),
-                (ScatterKind::Grass, 2.5),
-            ],
-            &[
-                (ScatterKind::Rock, 16.0),
-                (ScatterKind::Bush, 4.5),
-                (ScatterKind::Grass, 3.5),
-            ],
-            &[(ScatterKind::Bush, 5.0), (ScatterKind::Grass, 2.5)],
-            &[(ScatterKind::Rock, 9.0), (ScatterKind::Bush, 20.0)],
-            &[
-                (ScatterKind::Rock, 20.0),
-                (ScatterKind::Bush, 10.0),
-                (ScatterKind::Grass, 2.8),
+                (ScatterLayer::ROCK, 24.0),
+                (ScatterLayer::BUSH, 14.0),
+                (ScatterLayer::GRASS, 2.5),
             ],
             &[
-                (ScatterKind::Rock, 18.0),
-                (ScatterKind::Bush, 3.5),
-                (ScatterKind::Grass, 4.0),
+                (ScatterLayer::ROCK, 16.0),
+                (ScatterLayer::BUSH, 4.5),
+                (ScatterLayer::GRASS, 3.5),
+            ],
+            &[(ScatterLayer::BUSH, 5.0), (ScatterLayer::GRASS, 2.5)],
+            &[(ScatterLayer::ROCK, 9.0), (ScatterLayer::BUSH, 20.0)],
+            &[
+                (ScatterLayer::ROCK, 20.0),
+                (ScatterLayer::BUSH, 10.0),
+                (ScatterLayer::GRASS, 2.8),
+            ],
+            &[
+                (ScatterLayer::ROCK, 18.0),
+                (ScatterLayer::BUSH, 3.5),
+                (ScatterLayer::GRASS, 4.0),
             ],
         ];
         for (biome, list) in biomes.iter_mut().zip(scatter) {
             biome.scatter = list
                 .iter()
-                .map(|&(kind, spacing)| ScatterSpacing { kind, spacing })
+                .map(|&(layer, spacing)| ScatterSpacing::new(layer, spacing))
                 .collect();
         }
         Self {
@@ -244,22 +244,29 @@ impl BiomeTable {
                     )?;
                     listed_once(
                         check,
-                        &format!("scatter[{k}].kind"),
+                        &format!("scatter[{k}].layer"),
                         &biome.scatter,
                         k,
-                        |e| e.kind,
+                        |e| e.layer,
                     )?;
                 }
                 Ok(())
             })?;
         }
-        // A kind's widest spacing stays within a few of its narrowest.
-        for kind in ScatterKind::ALL {
+        // A layer's widest spacing stays within a few of its narrowest.
+        let mut layers: Vec<_> = self
+            .biomes
+            .iter()
+            .flat_map(|b| b.scatter.iter().map(|s| s.layer))
+            .collect();
+        layers.sort_unstable();
+        layers.dedup();
+        for layer in layers {
             let spacings = self.biomes.iter().enumerate().flat_map(|(i, b)| {
                 b.scatter
                     .iter()
                     .enumerate()
-                    .filter(move |(_, s)| s.kind == kind)
+                    .filter(move |(_, s)| s.layer == layer)
                     .map(move |(k, s)| (i, k, s.spacing))
             });
             let narrowest = spacings
@@ -272,7 +279,7 @@ impl BiomeTable {
                 return check.fail(
                     &format!("biomes[{i}].scatter[{k}].spacing"),
                     format!(
-                        "{kind:?} spacing must be at most {} times its narrowest, {narrowest} \
+                        "{layer} spacing must be at most {} times its narrowest, {narrowest} \
                          (got {widest})",
                         limits::SCATTER_SPREAD
                     ),

@@ -7,12 +7,13 @@
 //! The modules stack in floors, each built only on the floors before it:
 //!
 //! 1. **Base**: [`limits`] (the ranges settings accept), [`check`] (the field-path checks every
-//!    setting goes through, the plugin's included), [`coords`] (chunks, level-of-detail nodes,
+//!    setting goes through, the plugin's included), [`name`] (the short names presets look
+//!    density functions and scatter layers up by), [`coords`] (chunks, level-of-detail nodes,
 //!    stitches, layouts), and private hashing, scratch buffers and deterministic math.
 //! 2. **Noise**: [`tutorial`], the tutorial's functions one to one, giving the same bits as its
 //!    JavaScript; [`batch`], the same over many points at once, SIMD where the CPU has it.
 //! 3. **Fields**: [`density`] (the density stack as a serializable node graph), [`regions`]
-//!    (Voronoi regions), [`climate`], [`cover`] (what grows: tree species, scatter kinds),
+//!    (Voronoi regions), [`climate`], [`cover`] (what grows: tree species, scatter layers),
 //!    [`biomes`] (the biome table) and [`multi_noise`] (a multi-noise biome source in the style
 //!    of Minecraft 1.18+, and its exact nearest-box lookup).
 //! 4. **Terrain**: [`terrain`], the height field with the climate over it.
@@ -20,8 +21,8 @@
 //! 6. **Generator**: [`generator`], [`WorldSettings`] (with RON presets) compiled into the
 //!    infinite [`WorldGenerator`], sampled anywhere.
 //! 7. **Consumers**: [`chunk`] (chunks and coarser nodes as mesh data, seamless and
-//!    deterministic), [`trees`] and [`scatter`] (rocks, bushes and grass by Poisson-disk
-//!    sampling at each biome's spacing).
+//!    deterministic), [`trees`] and [`scatter`] (layers of objects, rocks, bushes, grass and a
+//!    game's own, by Poisson-disk sampling at each biome's spacing).
 //!
 //! ```
 //! use biome_core::{ChunkCoord, ChunkLayout, WorldGenerator, WorldSettings};
@@ -42,6 +43,7 @@ pub mod coords;
 mod hash;
 pub mod limits;
 mod math;
+pub mod name;
 mod scratch;
 pub mod seed_offsets;
 // Noise: the tutorial's functions, and the same over many points at once.
@@ -69,7 +71,7 @@ pub use biomes::{Biome, BiomeTable, Rgb};
 pub use check::SettingsError;
 pub use chunk::{ChunkData, ChunkError, HeightGrid, NodeDensity, tile_height};
 pub use coords::{ChunkCoord, ChunkLayout, MeshStyle, NodeCoord, Stitch};
-pub use cover::{ScatterKind, TreeSpecies};
+pub use cover::{ScatterLayer, TreeSpecies};
 pub use density::{DensityField, DensityNode, DensityOp, Shape};
 pub use generator::{PresetError, Sample, Surface, WorldGenerator, WorldSettings};
 pub use regions::RegionId;

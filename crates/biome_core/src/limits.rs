@@ -92,7 +92,11 @@ pub const BANK_HEIGHT: RangeInclusive<f64> = 0.0..=50.0;
 pub const MEANDER: RangeInclusive<f64> = 0.0..=0.45;
 /// Scatter spacing, world units.
 pub const SCATTER_SPACING: RangeInclusive<f64> = 0.5..=1000.0;
-/// How many times its narrowest spacing a kind's widest may be, over all biomes: a
+/// Scatter layers in one world: each is a search of its own per chunk.
+pub const MAX_SCATTER_LAYERS: usize = 16;
+/// Height rules of a scatter layer, world units.
+pub const SCATTER_HEIGHT: RangeInclusive<f64> = -100_000.0..=100_000.0;
+/// How many times its narrowest spacing a layer's widest may be, over all biomes: a
 /// candidate looks this many narrow cells around for conflicts.
 pub const SCATTER_SPREAD: f64 = 8.0;
 /// Biome-table thresholds.

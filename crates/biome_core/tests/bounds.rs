@@ -7,7 +7,7 @@ mod counting;
 use std::time::Instant;
 
 use biome_core::WorldGenerator;
-use biome_core::scatter::{MAX_CELLS, ScatterError, ScatterKind, max_search_cells};
+use biome_core::scatter::{MAX_CELLS, ScatterError, ScatterLayer, max_search_cells};
 
 use counting::peak_of;
 
@@ -17,7 +17,11 @@ const BYTES_PER_CELL: usize = 400;
 #[test]
 fn the_largest_scatter_rectangle_works_in_bounded_memory() {
     let generator = WorldGenerator::default();
-    let kind = ScatterKind::Grass;
+    let kind = generator
+        .settings()
+        .scatter
+        .layer_index(ScatterLayer::GRASS)
+        .unwrap();
     // The widest square whose search is bounded by the limit, to a metre.
     let cells = |side: f64| max_search_cells(generator.settings(), kind, side, side);
     let (mut low, mut high) = (1.0, 100_000.0);

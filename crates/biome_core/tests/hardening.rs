@@ -8,6 +8,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use biome_core::Stitch;
 use biome_core::density::{
     Abs, Add, Clamp, Constant, DensityField, DensityNode, DensityOp, Multiply, SmoothClamp, Warp,
 };
@@ -15,7 +16,6 @@ use biome_core::limits;
 use biome_core::regions::RegionGrid;
 use biome_core::{ChunkCoord, ChunkData, ChunkError, ChunkLayout, MeshStyle, NodeCoord};
 use biome_core::{PresetError, Sample, WorldGenerator, WorldSettings};
-use biome_core::{ScatterKind, Stitch};
 
 fn with_density(density: DensityNode) -> WorldSettings {
     let mut settings = WorldSettings::default();
@@ -497,13 +497,26 @@ fn the_density_bound_is_the_rule() {
 #[test]
 fn the_largest_valid_settings_write_a_preset_that_loads() {
     use biome_core::biomes::Biome;
-    use biome_core::cover::{ScatterKind, ScatterSpacing, SpeciesWeight, TreeSpecies};
+    use biome_core::cover::{ScatterLayer, ScatterSpacing, SpeciesWeight, TreeSpecies, WaterRule};
     use biome_core::density::Eroded;
     use biome_core::generator::BiomeSource;
     use biome_core::multi_noise::{AxisRange, BiomeBox, MAX_BOXES, MultiNoise};
 
     // Shortest round-trip forms of 17 significant digits, negative where allowed.
     let long = |unit: f64| unit * 0.123_456_789_012_345_68;
+    // The most layers, the longest names, every rule given.
+    let layers: Vec<ScatterLayer> = (0..limits::MAX_SCATTER_LAYERS)
+        .map(|k| ScatterLayer {
+            min_height: Some(-long(1000.0)),
+            max_height: Some(long(1000.0)),
+            water: WaterRule::Shore,
+            on_snow: true,
+            max_slope_degrees: long(90.0),
+            min_scale: long(1.0),
+            max_scale: long(1.0) + 1.0,
+            ..ScatterLayer::new(&format!("{k:_>24}")).unwrap()
+        })
+        .collect();
     let name: String = ['\u{10FFFF}', '\u{1}', '"', '\\']
         .into_iter()
         .cycle()
@@ -519,10 +532,10 @@ fn the_largest_valid_settings_write_a_preset_that_loads() {
                 weight: long(1000.0),
             })
             .collect(),
-        scatter: ScatterKind::ALL
-            .into_iter()
-            .map(|kind| ScatterSpacing {
-                kind,
+        scatter: layers
+            .iter()
+            .map(|layer| ScatterSpacing {
+                layer: layer.name,
                 spacing: long(100.0),
             })
             .collect(),
@@ -554,6 +567,7 @@ fn the_largest_valid_settings_write_a_preset_that_loads() {
         max: long(1.0),
     };
     let mut settings = WorldSettings::default();
+    settings.scatter.layers = layers;
     settings.biome_table.heat_limits = (1..=limits::MAX_THRESHOLDS)
         .map(|k| k as f64 * 0.1 + long(0.01))
         .collect();
@@ -731,7 +745,7 @@ fn small_wobbled_regions_under_a_rain_shadow_cost_a_bounded_multiple() {
         });
         let rocks = best_of_three_fresh(&settings, |world| {
             world
-                .scatter_in_rect(ScatterKind::Rock, [0.0, 0.0], [128.0, 128.0])
+                .scatter_in_rect(0, [0.0, 0.0], [128.0, 128.0])
                 .unwrap();
         });
         [chunk, rocks]

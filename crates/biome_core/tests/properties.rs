@@ -12,12 +12,12 @@ mod counting;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
+use biome_core::cover::{ScatterLayer, ScatterSpacing, WaterRule};
 use biome_core::density::{
     Abs, Add, Bounds, Cell, Clamp, Constant, Custom, DensityFunction, DensityFunctions,
     DensityNode, DensityOp, Eroded, Fbm, FieldValue, Mix, Multiply, Shape, SmoothClamp, Warp,
 };
 use biome_core::limits;
-use biome_core::scatter::ScatterKind;
 use biome_core::{ChunkCoord, ChunkData, ChunkLayout, MeshStyle, NodeCoord, Stitch};
 use biome_core::{WorldGenerator, WorldSettings};
 use proptest::prelude::*;
@@ -226,37 +226,59 @@ fn settings() -> impl Strategy<Value = WorldSettings> {
             0.05..=5.0f64,
             0.0..=1.0f64,
         ),
+        (
+            0..3usize,
+            -200.0..=200.0f64,
+            0.0..=400.0f64,
+            log_range(limits::SCATTER_SPACING.start().to_owned(), 100.0),
+            any::<bool>(),
+        ),
     )
-        .prop_map(|(density, seeds, climate, regions, surface, trees)| {
-            let mut s = WorldSettings {
-                functions: functions(),
-                ..WorldSettings::default()
-            };
-            s.terrain.density = density;
-            (s.seed, s.terrain.height_scale) = seeds;
-            (s.climate.scale, s.climate.chill) = climate;
-            (
-                s.regions.cell_size,
-                s.regions.jitter,
-                s.regions.wobble,
-                s.regions.wobble_scale,
-            ) = regions;
-            let (blend, deep, beach, snow) = surface;
-            s.regions.blend_width = blend;
-            (
-                s.surface.deep_water,
-                s.surface.beach,
-                s.surface.snow_temperature,
-            ) = (deep, beach, snow);
-            let (enabled, spacing, jitter, slope, scale, clumping) = trees;
-            s.trees.enabled = enabled;
-            s.trees.spacing = spacing;
-            s.trees.jitter = jitter;
-            s.trees.max_slope_degrees = slope;
-            (s.trees.min_scale, s.trees.max_scale) = (scale, scale * 1.5);
-            s.trees.clumping = clumping;
-            s
-        })
+        .prop_map(
+            |(density, seeds, climate, regions, surface, trees, layer)| {
+                let mut s = WorldSettings {
+                    functions: functions(),
+                    ..WorldSettings::default()
+                };
+                s.terrain.density = density;
+                (s.seed, s.terrain.height_scale) = seeds;
+                (s.climate.scale, s.climate.chill) = climate;
+                (
+                    s.regions.cell_size,
+                    s.regions.jitter,
+                    s.regions.wobble,
+                    s.regions.wobble_scale,
+                ) = regions;
+                let (blend, deep, beach, snow) = surface;
+                s.regions.blend_width = blend;
+                (
+                    s.surface.deep_water,
+                    s.surface.beach,
+                    s.surface.snow_temperature,
+                ) = (deep, beach, snow);
+                let (enabled, spacing, jitter, slope, scale, clumping) = trees;
+                s.trees.enabled = enabled;
+                s.trees.spacing = spacing;
+                s.trees.jitter = jitter;
+                s.trees.max_slope_degrees = slope;
+                (s.trees.min_scale, s.trees.max_scale) = (scale, scale * 1.5);
+                s.trees.clumping = clumping;
+                // A game's layer among the built-in ones, with rules drawn.
+                let (water, low, span, spacing, on_snow) = layer;
+                let extra = ScatterLayer {
+                    water: [WaterRule::Dry, WaterRule::Shore, WaterRule::Land][water],
+                    min_height: Some(low),
+                    max_height: Some(low + span),
+                    on_snow,
+                    ..ScatterLayer::new("extra").expect("a layer name")
+                };
+                s.scatter.layers.insert(1, extra);
+                for biome in &mut s.biome_table.biomes {
+                    biome.scatter.push(ScatterSpacing::new("extra", spacing));
+                }
+                s
+            },
+        )
 }
 
 /// [`settings`] with the extensions on: rivers (every field within its range and the limits
@@ -382,7 +404,7 @@ fn build_checked(settings: &WorldSettings, layout: &ChunkLayout, coord: ChunkCoo
     assert!(chunk.trees.len() as f64 <= limits::MAX_TREE_SPOTS);
     assert_finite(&chunk, bound * settings.terrain.height_scale);
     let origin = coord.origin(layout);
-    for kind in ScatterKind::ALL {
+    for kind in 0..settings.scatter.layers.len() {
         let corner = [origin[0] + 24.0, origin[1] + 24.0];
         for object in world.scatter_in_rect(kind, origin, corner).unwrap() {
             assert!(object.position.iter().all(|v| v.is_finite()), "{object:?}");
@@ -432,7 +454,7 @@ proptest! {
         prop_assert!(took < BUILD_TIME, "level {level}: {took:?}");
         prop_assert!(bytes < BUILD_BYTES, "level {level}: {bytes} bytes");
         let origin = [f64::from(x) * 128.0, f64::from(z) * 128.0];
-        for kind in ScatterKind::ALL {
+        for kind in 0..world.settings().scatter.layers.len() {
             let started = Instant::now();
             let corner = [origin[0] + 48.0, origin[1] + 48.0];
             let (objects, bytes) = peak_of(|| world.scatter_in_rect(kind, origin, corner));
@@ -511,9 +533,6 @@ fn numeric_fields(settings: &WorldSettings) -> Vec<String> {
         "rivers.valley_slope",
         "rivers.bank_height",
         "rivers.meander",
-        "scatter.max_slope_degrees",
-        "scatter.min_scale",
-        "scatter.max_scale",
     ]
     .map(str::to_owned)
     .into();
@@ -522,6 +541,11 @@ fn numeric_fields(settings: &WorldSettings) -> Vec<String> {
         ("wet_limits", &settings.biome_table.wet_limits),
     ] {
         paths.extend((0..limits.len()).map(|i| format!("biome_table.{axis}[{i}]")));
+    }
+    for k in 0..settings.scatter.layers.len() {
+        for field in ["max_slope_degrees", "min_scale", "max_scale"] {
+            paths.push(format!("scatter.layers[{k}].{field}"));
+        }
     }
     for (i, biome) in settings.biome_table.biomes.iter().enumerate() {
         paths.push(format!("biome_table.biomes[{i}].tree_density"));
@@ -620,9 +644,16 @@ fn set_field(settings: &mut WorldSettings, path: &str, value: f64) {
         "rivers.valley_slope" => s.rivers.valley_slope = value,
         "rivers.bank_height" => s.rivers.bank_height = value,
         "rivers.meander" => s.rivers.meander = value,
-        "scatter.max_slope_degrees" => s.scatter.max_slope_degrees = value,
-        "scatter.min_scale" => s.scatter.min_scale = value,
-        "scatter.max_scale" => s.scatter.max_scale = value,
+        _ if path.starts_with("scatter.layers[") => {
+            let (layer, field) = path.split_once("].").unwrap();
+            let layer = &mut s.scatter.layers[index(&format!("{layer}]"))];
+            match field {
+                "max_slope_degrees" => layer.max_slope_degrees = value,
+                "min_scale" => layer.min_scale = value,
+                "max_scale" => layer.max_scale = value,
+                _ => panic!("no setter for {path}"),
+            }
+        }
         _ if path.starts_with("biome_table.heat_limits") => {
             s.biome_table.heat_limits[index(path)] = value;
         }

@@ -1,6 +1,7 @@
 //! Biome-aware scatter: each object in exactly one of any tiling of rectangles, spacing held
 //! across their borders, no room left for another where the ground takes one, the biomes'
-//! spacings, and the same objects on any thread.
+//! spacings, the same objects on any thread, and a game's own layers: their rules, their ids,
+//! and their independence from the other layers.
 #![expect(
     clippy::disallowed_methods,
     reason = "tests measure the world with the platform's functions; they make none of its values"
@@ -8,7 +9,8 @@
 
 use std::collections::{HashMap, HashSet};
 
-use biome_core::scatter::{ScatterKind, Scattered};
+use biome_core::cover::LayerName;
+use biome_core::scatter::{ScatterId, ScatterLayer, ScatterSpacing, Scattered, WaterRule};
 use biome_core::{Surface, WorldGenerator, WorldSettings};
 
 fn world(seed: i64) -> WorldGenerator {
@@ -17,6 +19,18 @@ fn world(seed: i64) -> WorldGenerator {
         ..WorldSettings::default()
     })
     .expect("default settings are valid")
+}
+
+/// Every layer's index, with its name for messages.
+fn layers(world: &WorldGenerator) -> Vec<(usize, LayerName)> {
+    world
+        .settings()
+        .scatter
+        .layers
+        .iter()
+        .map(|l| l.name)
+        .enumerate()
+        .collect()
 }
 
 fn key(object: &Scattered) -> [u64; 3] {
@@ -35,16 +49,16 @@ fn objects_are_placed_once_with_spacing_held_across_borders() {
         (42, [900.0, -2400.0]),
     ] {
         let world = world(seed);
-        for kind in ScatterKind::ALL {
+        for (index, kind) in layers(&world) {
             let min = origin;
             let max = [origin[0] + 256.0, origin[1] + 256.0];
-            let whole = world.scatter_in_rect(kind, min, max).unwrap();
+            let whole = world.scatter_in_rect(index, min, max).unwrap();
             let mut tiled = Vec::new();
             for j in 0..4 {
                 for i in 0..4 {
                     let low = [min[0] + 64.0 * f64::from(i), min[1] + 64.0 * f64::from(j)];
                     let high = [low[0] + 64.0, low[1] + 64.0];
-                    tiled.extend(world.scatter_in_rect(kind, low, high).unwrap());
+                    tiled.extend(world.scatter_in_rect(index, low, high).unwrap());
                 }
             }
             let whole_keys: HashSet<[u64; 3]> = whole.iter().map(key).collect();
@@ -70,7 +84,14 @@ fn objects_are_placed_once_with_spacing_held_across_borders() {
                     );
                 }
             }
-            counts[kind.index()] += whole.len();
+            let ids: HashSet<ScatterId> = tiled.iter().map(|o| o.id).collect();
+            assert_eq!(ids.len(), tiled.len(), "{kind:?}: two objects share an id");
+            let whole_ids: HashSet<ScatterId> = whole.iter().map(|o| o.id).collect();
+            assert_eq!(
+                whole_ids, ids,
+                "{kind:?}: the tiles number objects otherwise"
+            );
+            counts[index] += whole.len();
         }
     }
     assert!(
@@ -89,12 +110,12 @@ fn each_biome_packs_its_own_spacing() {
     for (seed, centre) in [(42, [0.0, 0.0]), (11, [-3000.0, 1700.0])] {
         let world = world(seed);
         let biomes = &world.settings().biome_table.biomes;
-        for kind in ScatterKind::ALL {
+        for (index, kind) in layers(&world) {
             let (min, max) = (
                 [centre[0] - 400.0, centre[1] - 400.0],
                 [centre[0] + 400.0, centre[1] + 400.0],
             );
-            let all = world.scatter_in_rect(kind, min, max).unwrap();
+            let all = world.scatter_in_rect(index, min, max).unwrap();
             let mut by_biome: HashMap<usize, Vec<f64>> = HashMap::new();
             for p in &all {
                 // The nearest neighbour of the same biome, away from the square's edge.
@@ -146,16 +167,12 @@ fn objects_stand_where_the_ground_holds_them() {
     };
     settings.rivers.enabled = true;
     let world = WorldGenerator::new(settings).unwrap();
-    let max_slope = world
-        .settings()
-        .scatter
-        .max_slope_degrees
-        .to_radians()
-        .tan();
     let mut count = 0;
-    for kind in ScatterKind::ALL {
+    for (index, kind) in layers(&world) {
+        let rules = world.settings().scatter.layers[index];
+        let max_slope = rules.max_slope_degrees.to_radians().tan();
         for p in world
-            .scatter_in_rect(kind, [-600.0, -600.0], [600.0, 600.0])
+            .scatter_in_rect(index, [-600.0, -600.0], [600.0, 600.0])
             .unwrap()
         {
             count += 1;
@@ -164,14 +181,14 @@ fn objects_stand_where_the_ground_holds_them() {
             assert_eq!(y, sample.height, "{kind:?} stands on the ground");
             assert!(!sample.surface.is_water() && sample.surface != Surface::Beach);
             assert!(
-                kind.on_snow() || sample.surface != Surface::Snow,
+                rules.on_snow || sample.surface != Surface::Snow,
                 "{kind:?} on snow"
             );
             let biome = &world.settings().biome_table.biomes[p.biome];
             let spacing = biome
                 .scatter
                 .iter()
-                .find(|s| s.kind == kind)
+                .find(|s| s.layer == kind)
                 .map(|s| s.spacing);
             assert_eq!(spacing, Some(p.spacing), "{kind:?} in {}", biome.name);
             // Slope as trees and scatter measure it: a metre east and south.
@@ -188,17 +205,17 @@ fn objects_stand_where_the_ground_holds_them() {
 fn scatter_is_the_same_on_any_thread_and_off_without_biomes() {
     let world = world(123);
     let rect = ([-100.0, 40.0], [60.0, 200.0]);
-    let reference: Vec<Vec<Scattered>> = ScatterKind::ALL
-        .iter()
-        .map(|&kind| world.scatter_in_rect(kind, rect.0, rect.1).unwrap())
+    let count = world.settings().scatter.layers.len();
+    let reference: Vec<Vec<Scattered>> = (0..count)
+        .map(|layer| world.scatter_in_rect(layer, rect.0, rect.1).unwrap())
         .collect();
     std::thread::scope(|scope| {
         for _ in 0..3 {
             scope.spawn(|| {
-                for (k, &kind) in ScatterKind::ALL.iter().enumerate().rev() {
+                for layer in (0..count).rev() {
                     assert_eq!(
-                        world.scatter_in_rect(kind, rect.0, rect.1).unwrap(),
-                        reference[k]
+                        world.scatter_in_rect(layer, rect.0, rect.1).unwrap(),
+                        reference[layer]
                     );
                 }
             });
@@ -207,25 +224,146 @@ fn scatter_is_the_same_on_any_thread_and_off_without_biomes() {
     let mut settings = world.settings().clone();
     settings.scatter.enabled = false;
     let off = WorldGenerator::new(settings.clone()).unwrap();
-    assert!(
-        off.scatter_in_rect(ScatterKind::Rock, rect.0, rect.1)
-            .unwrap()
-            .is_empty()
-    );
+    assert!(off.scatter_in_rect(0, rect.0, rect.1).unwrap().is_empty());
     settings.scatter.enabled = true;
     for biome in &mut settings.biome_table.biomes {
-        biome.scatter.retain(|s| s.kind != ScatterKind::Grass);
+        biome
+            .scatter
+            .retain(|s| s.layer.as_str() != ScatterLayer::GRASS);
     }
     let bare = WorldGenerator::new(settings).unwrap();
-    assert!(
-        bare.scatter_in_rect(ScatterKind::Grass, rect.0, rect.1)
-            .unwrap()
-            .is_empty()
+    assert!(bare.scatter_in_rect(2, rect.0, rect.1).unwrap().is_empty());
+    assert!(!bare.scatter_in_rect(0, rect.0, rect.1).unwrap().is_empty());
+}
+
+/// A game's loot layer: chests 60 units apart on land between 5 and 40 units high, with an
+/// ore layer on the shore. Each keeps to its rules, tiles seamlessly with stable ids, and
+/// adding, removing or reordering layers moves no object of any other layer.
+#[test]
+fn a_games_own_layers_keep_their_rules_and_leave_the_others_alone() {
+    let mut base = WorldSettings {
+        seed: 17,
+        ..WorldSettings::default()
+    };
+    base.rivers.enabled = true;
+    let mut settings = base.clone();
+    let loot = ScatterLayer {
+        min_height: Some(5.0),
+        max_height: Some(40.0),
+        water: WaterRule::Land,
+        on_snow: true,
+        min_scale: 1.0,
+        max_scale: 1.0,
+        ..ScatterLayer::new("loot").unwrap()
+    };
+    let shells = ScatterLayer {
+        water: WaterRule::Shore,
+        ..ScatterLayer::new("shells").unwrap()
+    };
+    // First in the list, so the built-in layers move down.
+    settings.scatter.layers.splice(0..0, [loot, shells]);
+    for biome in &mut settings.biome_table.biomes {
+        biome.scatter.push(ScatterSpacing::new("loot", 60.0));
+        biome.scatter.push(ScatterSpacing::new("shells", 3.0));
+    }
+    let world = WorldGenerator::new(settings.clone()).expect("valid layers");
+    let (min, max) = ([-800.0, -800.0], [800.0, 800.0]);
+    let chests = world.scatter_in_rect(0, min, max).unwrap();
+    assert!(chests.len() > 50, "only {} chests", chests.len());
+    for chest in &chests {
+        let [x, y, z] = chest.position;
+        assert!((5.0..=40.0).contains(&y), "a chest at height {y}");
+        assert!(!world.sample(x, z).surface.is_water());
+        assert_eq!((chest.layer, chest.scale), (0, 1.0));
+    }
+    let mut tiled = Vec::new();
+    for j in 0..4 {
+        for i in 0..4 {
+            let low = [min[0] + 400.0 * f64::from(i), min[1] + 400.0 * f64::from(j)];
+            tiled.extend(
+                world
+                    .scatter_in_rect(0, low, [low[0] + 400.0, low[1] + 400.0])
+                    .unwrap(),
+            );
+        }
+    }
+    let by_id = |objects: &[Scattered]| -> HashMap<ScatterId, [u64; 3]> {
+        objects.iter().map(|o| (o.id, key(o))).collect()
+    };
+    assert_eq!(by_id(&tiled), by_id(&chests), "tiles find other chests");
+    assert_eq!(by_id(&tiled).len(), chests.len());
+
+    let shore = world.scatter_in_rect(1, min, max).unwrap();
+    assert!(shore.len() > 20, "only {} shells", shore.len());
+    for shell in &shore {
+        let sample = world.sample(shell.position[0], shell.position[2]);
+        assert!(!sample.surface.is_water(), "a shell in the water");
+        let beach = world.settings().surface.beach;
+        assert!(
+            sample.density < beach || sample.river.bank >= 0.5,
+            "a shell inland: {sample:?}"
+        );
+    }
+
+    // The built-in layers, now at 2, 3, 4, are where the default world has them.
+    let plain = WorldGenerator::new(base).unwrap();
+    for layer in 0..3 {
+        let keys = |world: &WorldGenerator, layer| -> Vec<[u64; 3]> {
+            let objects = world.scatter_in_rect(layer, min, [0.0, 0.0]).unwrap();
+            objects.iter().map(key).collect()
+        };
+        let (now, before) = (keys(&world, layer + 2), keys(&plain, layer));
+        assert!(now.len() > 100 && now == before, "layer {layer} moved");
+    }
+    // Reordered, the chests stay where they were, with their ids.
+    settings.scatter.layers.swap(0, 4);
+    let reordered = WorldGenerator::new(settings).unwrap();
+    assert_eq!(
+        by_id(&reordered.scatter_in_rect(4, min, max).unwrap()),
+        by_id(&chests)
     );
-    assert!(
-        !bare
-            .scatter_in_rect(ScatterKind::Rock, rect.0, rect.1)
-            .unwrap()
-            .is_empty()
+}
+
+/// Layers are checked by field: names unique and known to every biome that lists them, height
+/// rules in order, and at most so many layers.
+#[test]
+fn layers_are_validated_by_field() {
+    let refused = |change: &dyn Fn(&mut WorldSettings)| {
+        let mut settings = WorldSettings::default();
+        change(&mut settings);
+        settings.validate().expect_err("refused").field
+    };
+    assert_eq!(
+        refused(&|s| s.biome_table.biomes[3]
+            .scatter
+            .push(ScatterSpacing::new("gold", 30.0))),
+        "biome_table.biomes[3].scatter[3].layer"
     );
+    assert_eq!(
+        refused(&|s| s.scatter.layers.push(ScatterLayer::new("bush").unwrap())),
+        "scatter.layers[3].name"
+    );
+    assert_eq!(
+        refused(&|s| {
+            s.scatter.layers[1].min_height = Some(50.0);
+            s.scatter.layers[1].max_height = Some(10.0);
+        }),
+        "scatter.layers[1].min_height"
+    );
+    assert_eq!(
+        refused(&|s| s.scatter.layers[2].max_height = Some(f64::NAN)),
+        "scatter.layers[2].max_height"
+    );
+    assert_eq!(
+        refused(&|s| {
+            for k in 0..20 {
+                s.scatter
+                    .layers
+                    .push(ScatterLayer::new(&format!("extra_{k}")).unwrap());
+            }
+        }),
+        "scatter.layers"
+    );
+    let world = WorldGenerator::default();
+    assert!(world.scatter_in_rect(3, [0.0, 0.0], [10.0, 10.0]).is_err());
 }

@@ -12,6 +12,7 @@ use super::Bounds;
 use super::field::{Evaluate, Inputs, NoiseTables};
 use super::ops::{Field, FieldValue, Operation};
 use crate::check::SettingsError;
+use crate::name::ShortName;
 use crate::scratch::Scratch;
 
 /// A density operation written in code: a pure function of the position, the world seed and its
@@ -56,67 +57,8 @@ pub trait DensityFunction: Send + Sync + fmt::Debug + 'static {
     fn bound(&self, input: Bounds) -> Bounds;
 }
 
-/// The name a [`DensityFunction`] is registered under, as presets write it: 1 to
-/// [`FunctionName::MAX_LEN`] ASCII letters, digits and underscores.
-#[cfg_attr(feature = "bevy_reflect", derive(bevy_reflect::Reflect))]
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct FunctionName {
-    bytes: [u8; FunctionName::MAX_LEN],
-    len: u8,
-}
-
-impl FunctionName {
-    /// The longest name.
-    pub const MAX_LEN: usize = 24;
-
-    /// `name`, if it is a valid function name.
-    ///
-    /// # Errors
-    /// Why it is not, for an empty or too long name or one with other characters.
-    pub fn new(name: &str) -> Result<Self, String> {
-        if name.is_empty() || name.len() > Self::MAX_LEN {
-            return Err(format!(
-                "must be 1 to {} characters (got {:?})",
-                Self::MAX_LEN,
-                name
-            ));
-        }
-        if !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
-            return Err(format!(
-                "must be ASCII letters, digits and underscores (got {name:?})"
-            ));
-        }
-        let mut bytes = [0; Self::MAX_LEN];
-        bytes[..name.len()].copy_from_slice(name.as_bytes());
-        Ok(Self {
-            bytes,
-            len: name.len() as u8,
-        })
-    }
-
-    /// The name.
-    #[must_use]
-    pub fn as_str(&self) -> &str {
-        // Names edited through reflection may hold anything: what is not a name reads empty,
-        // which validation refuses.
-        self.bytes
-            .get(..usize::from(self.len))
-            .and_then(|bytes| std::str::from_utf8(bytes).ok())
-            .unwrap_or_default()
-    }
-}
-
-impl fmt::Debug for FunctionName {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{:?}", self.as_str())
-    }
-}
-
-impl fmt::Display for FunctionName {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+/// The name a [`DensityFunction`] is registered under, as presets write it.
+pub type FunctionName = ShortName;
 
 /// The density functions a world's stack may use, by name: part of
 /// [`crate::WorldSettings::functions`] (code, so presets name functions but never carry them).
@@ -223,10 +165,7 @@ impl Operation for Custom {
 
     fn template() -> Self {
         Self {
-            name: FunctionName {
-                bytes: [0; FunctionName::MAX_LEN],
-                len: 0,
-            },
+            name: ShortName::EMPTY,
         }
     }
 

@@ -18,6 +18,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::check::SettingsError;
 use crate::coords::clamp_coordinate;
+use crate::cover::WaterRule;
 use crate::density::{DensityField, Sites};
 use crate::limits;
 use crate::math::smoothstep;
@@ -753,15 +754,16 @@ pub(crate) struct Ground {
 const SLOPE_STEP: f64 = 1.0;
 
 impl WorldGenerator {
-    /// The ground at every `(xs[k], zs[k])` where something may stand on it: above the beach
-    /// line, out of rivers and lakes and off their banks, and no steeper than
-    /// `max_slope_degrees` (measured a metre east and south); `None` elsewhere. Trees and
-    /// scattered objects both stand by it.
+    /// The ground at every `(xs[k], zs[k])` where something may stand on it: out of the sea,
+    /// rivers and lakes, where `water` says with respect to beaches and banks (trees stand on
+    /// [`WaterRule::Dry`] ground), and no steeper than `max_slope_degrees` (measured a metre east
+    /// and south); `None` elsewhere. Trees and scattered objects both stand by it.
     pub(crate) fn standing_ground(
         &self,
         xs: &[f64],
         zs: &[f64],
         max_slope_degrees: f64,
+        water: WaterRule,
         cache: &SiteCache,
     ) -> Vec<Option<Ground>> {
         let (mut sx, mut sz) = (
@@ -783,11 +785,17 @@ impl WorldGenerator {
                 let here = density[3 * k];
                 let gx = (density[3 * k + 1] - here) * height_scale / SLOPE_STEP;
                 let gz = (density[3 * k + 2] - here) * height_scale / SLOPE_STEP;
-                let dry = rivers
-                    .as_ref()
-                    .is_none_or(|r| r[3 * k].water.is_none() && r[3 * k].bank < 0.5);
-                // Water and beach come from height alone; steep ground is left bare.
-                here >= beach && (gx * gx + gz * gz).sqrt() <= max_gradient && dry
+                let river = rivers.as_ref().map_or(RiverPoint::DRY, |r| r[3 * k]);
+                // Sea and beach come from height alone.
+                let shore = here < beach || river.bank >= 0.5;
+                let placed = match water {
+                    WaterRule::Dry => !shore,
+                    WaterRule::Shore => shore,
+                    WaterRule::Land => true,
+                };
+                let wet = here < 0.0 || river.water.is_some();
+                // Steep ground is left bare.
+                placed && !wet && (gx * gx + gz * gz).sqrt() <= max_gradient
             })
             .collect();
         let kept = |values: &[f64]| {

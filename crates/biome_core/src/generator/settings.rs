@@ -186,8 +186,30 @@ impl WorldSettings {
         check.nested("regions", |check| self.regions.check(check))?;
         check.nested("rivers", |check| self.rivers.check(check))?;
         check.nested("scatter", |check| self.scatter.check(check))?;
+        self.check_scatter_layers_named(&check)?;
         check.nested("surface", |check| self.surface.check(check))?;
         check.nested("trees", |check| self.trees.check(check))
+    }
+
+    /// Every layer a biome scatters is one of [`ScatterSettings::layers`].
+    fn check_scatter_layers_named(&self, check: &Check) -> Checked {
+        let scatter = &self.scatter;
+        for (i, biome) in self.biome_table.biomes.iter().enumerate() {
+            for (k, entry) in biome.scatter.iter().enumerate() {
+                if scatter.layer_index(entry.layer.as_str()).is_none() {
+                    let known: Vec<&str> = scatter.layers.iter().map(|l| l.name.as_str()).collect();
+                    return check.fail(
+                        &format!("biome_table.biomes[{i}].scatter[{k}].layer"),
+                        format!(
+                            "no scatter layer {:?} in scatter.layers (there are: {})",
+                            entry.layer.as_str(),
+                            known.join(", ")
+                        ),
+                    );
+                }
+            }
+        }
+        Ok(())
     }
 
     /// A fresh world seed from some entropy (the time, say): positive and below 2^31, so it

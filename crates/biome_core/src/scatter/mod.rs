@@ -1,12 +1,13 @@
-//! Biome-aware scatter: rocks, bushes and grass tufts, each kind with its own spacing per biome
-//! ([`crate::Biome::scatter`]), placed by Poisson-disk sampling that is a pure function of
-//! position and seed.
+//! Biome-aware scatter: the layers of [`ScatterSettings::layers`] (the built-in rocks, bushes
+//! and grass tufts, and a game's own: loot, ore, herbs, spawn points), each with its own spacing
+//! per biome ([`crate::Biome::scatter`]), placed by Poisson-disk sampling that is a pure function
+//! of position, seed and the layer's name.
 //!
-//! **The rule.** For each kind, the world is covered by a grid of cells a little narrower than
-//! the kind's smallest spacing, each offering two candidate spots at places drawn from the cell's
+//! **The rule.** For each layer, the world is covered by a grid of cells a little narrower than
+//! the layer's smallest spacing, each offering two candidate spots at places drawn from the cell's
 //! coordinates, each with a drawn priority. A candidate takes the biome of its region (near a
 //! border, of either region in the colour's proportion, as trees do) and that biome's spacing for
-//! the kind (none: no candidate; where that spacing is wide against the cells, a draw keeps
+//! the layer (none: no candidate; where that spacing is wide against the cells, a draw keeps
 //! only about sixteen candidates per square of it). Two candidates *conflict* when they lie
 //! closer than the larger
 //! of their spacings. A candidate is placed when no conflicting candidate of higher priority is
@@ -14,8 +15,10 @@
 //! their spacing apart and leaves no candidate out that would fit. Whether a candidate is placed
 //! depends only on the chain of higher-priority candidates around it, so every rectangle (a
 //! chunk, a tile, the whole map) finds the same objects, each in exactly one of them. Placed
-//! objects then stand on the terrain, or are left out on water, beaches, river banks, steep
-//! ground, and (bushes and grass) snow.
+//! objects then stand on the terrain, or are left out where the layer's rules say
+//! ([`ScatterLayer`]: slope, height, water, snow). Each object has an id ([`ScatterId`]: its
+//! cell and slot) that no other object of its layer shares, the same wherever and whenever it
+//! is placed with the same settings.
 
 use std::collections::HashMap;
 
@@ -30,18 +33,20 @@ use crate::scratch::Scratch;
 use crate::seed_offsets;
 use crate::tutorial::wobble_point;
 
-pub use crate::cover::{ScatterKind, ScatterSettings, ScatterSpacing};
+pub use crate::cover::{LayerName, ScatterLayer, ScatterSettings, ScatterSpacing, WaterRule};
 
 /// A scattered object in world space.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Scattered {
     /// Where it stands `(x, height, z)`, world units.
     pub position: [f64; 3],
-    /// What it is.
-    pub kind: ScatterKind,
+    /// Its layer: an index into [`ScatterSettings::layers`].
+    pub layer: usize,
+    /// Which object of its layer it is.
+    pub id: ScatterId,
     /// The biome it was placed by (an index into the biome list).
     pub biome: usize,
-    /// That biome's spacing for the kind: no other of its kind lies nearer.
+    /// That biome's spacing for the layer: no other of its layer lies nearer.
     pub spacing: f64,
     /// Size factor.
     pub scale: f32,
@@ -55,8 +60,12 @@ pub struct Scattered {
 pub struct ScatterInstance {
     /// Where it stands `(x, height, z)` relative to the chunk origin.
     pub position: [f32; 3],
-    /// What it is.
-    pub kind: ScatterKind,
+    /// Its layer: an index into [`ScatterSettings::layers`].
+    pub layer: usize,
+    /// Which object of its layer it is.
+    pub id: ScatterId,
+    /// The biome it was placed by (an index into the biome list).
+    pub biome: usize,
     /// Size factor.
     pub scale: f32,
     /// Rotation about the vertical axis, radians.
@@ -73,11 +82,27 @@ impl Scattered {
                 self.position[1] as f32,
                 (self.position[2] - origin[1]) as f32,
             ],
-            kind: self.kind,
+            layer: self.layer,
+            id: self.id,
+            biome: self.biome,
             scale: self.scale,
             yaw: self.yaw,
         }
     }
+}
+
+/// Which object of its layer a scattered object is: its candidate cell and slot there. Two
+/// objects of one layer never share it, and the same settings give an object the same id
+/// wherever and whenever it is placed (a chunk, a neighbour's search, another machine), so a
+/// game can key its state on it (a chest opened, an ore vein mined). Settings that change the
+/// layer's narrowest spacing renumber its objects.
+#[cfg_attr(feature = "bevy_reflect", derive(bevy_reflect::Reflect))]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct ScatterId {
+    /// The candidate cell's column and row.
+    pub cell: [i64; 2],
+    /// The candidate's slot in it.
+    pub slot: u8,
 }
 
 /// Candidate spots per cell.
@@ -101,6 +126,14 @@ pub enum ScatterError {
         /// [`MAX_CELLS`].
         limit: u64,
     },
+    /// There is no layer at this index in [`ScatterSettings::layers`].
+    #[error("there is no scatter layer {layer} (the settings have {layers})")]
+    NoLayer {
+        /// The index asked for.
+        layer: usize,
+        /// How many layers there are.
+        layers: usize,
+    },
 }
 
 /// The window of candidates computed in batches reaches this many conflict distances (the
@@ -120,7 +153,7 @@ struct Candidate {
     p: [f64; 2],
     /// Its order among candidates: higher comes first; cell and slot break ties.
     priority: (u64, i64, i64, usize),
-    /// Its biome's spacing for the kind; 0 where the biome has none (no candidate).
+    /// Its biome's spacing for the layer; 0 where the biome has none (no candidate).
     radius: f64,
     biome: usize,
     /// Draws for size and rotation.
@@ -140,15 +173,15 @@ fn draw(seed: i64, cx: i64, cz: i64, slot: usize) -> u64 {
     hash_cell(seed, cx, cz, salt::SCATTER + slot as u64)
 }
 
-/// The candidates of one kind around a rectangle: a window of cells computed in batches, and
+/// The candidates of one layer around a rectangle: a window of cells computed in batches, and
 /// the rare ones beyond it that a chain of priorities reaches, one at a time.
 struct Candidates<'a> {
     generator: &'a WorldGenerator,
     seed: i64,
     cell: f64,
-    /// The kind's spacing per biome (0: none).
+    /// The layer's spacing per biome (0: none).
     spacing: Vec<f64>,
-    /// The largest spacing of the kind anywhere.
+    /// The largest spacing of the layer anywhere.
     widest: f64,
     /// Per window cell, the largest spacing among the candidates in the square of cells around
     /// it that holds every candidate within `widest` of it.
@@ -164,9 +197,9 @@ struct Candidates<'a> {
     beyond: HashMap<Key, Candidate>,
 }
 
-/// The candidate cells of one kind: their size and how far conflicts reach.
+/// The candidate cells of one layer: their size and how far conflicts reach.
 struct SearchGrid {
-    /// Each biome's spacing for the kind; 0 where it has none.
+    /// Each biome's spacing for the layer; 0 where it has none.
     spacing: Vec<f64>,
     widest: f64,
     /// The cell side: the narrowest spacing's diagonal, so two candidates in one cell always
@@ -177,8 +210,9 @@ struct SearchGrid {
 }
 
 impl SearchGrid {
-    /// `None` where nothing of `kind` is scattered.
-    fn new(settings: &WorldSettings, kind: ScatterKind) -> Option<Self> {
+    /// `None` where nothing of `layer` is scattered.
+    fn new(settings: &WorldSettings, layer: usize) -> Option<Self> {
+        let name = settings.scatter.layers.get(layer)?.name;
         let spacing: Vec<f64> = settings
             .biome_table
             .biomes
@@ -186,7 +220,7 @@ impl SearchGrid {
             .map(|b| {
                 b.scatter
                     .iter()
-                    .filter(|s| s.kind == kind)
+                    .filter(|s| s.layer == name)
                     .map(|s| s.spacing)
                     .fold(0.0, f64::max)
             })
@@ -211,17 +245,12 @@ impl SearchGrid {
     }
 }
 
-/// The most candidate cells a search of `kind` over any `width × depth` rectangle covers with
-/// `settings` (0 where nothing of it is scattered): what [`MAX_CELLS`] bounds, for checking a
+/// The most candidate cells a search of `layer` over any `width × depth` rectangle covers with
+/// `settings` (0 where nothing of it is scattered, or there is no such layer): what [`MAX_CELLS`] bounds, for checking a
 /// layout's chunks before scattering them.
 #[must_use]
-pub fn max_search_cells(
-    settings: &WorldSettings,
-    kind: ScatterKind,
-    width: f64,
-    depth: f64,
-) -> u64 {
-    let Some(grid) = SearchGrid::new(settings, kind) else {
+pub fn max_search_cells(settings: &WorldSettings, layer: usize, width: f64, depth: f64) -> u64 {
+    let Some(grid) = SearchGrid::new(settings, layer) else {
         return 0;
     };
     // A side's cells, however the rectangle sits on the grid, with the margins.
@@ -237,7 +266,7 @@ pub fn max_search_cells(
 impl<'a> Candidates<'a> {
     fn new(
         generator: &'a WorldGenerator,
-        kind: ScatterKind,
+        layer: usize,
         min: [f64; 2],
         max: [f64; 2],
     ) -> Result<Option<Self>, ScatterError> {
@@ -247,7 +276,7 @@ impl<'a> Candidates<'a> {
             widest,
             cell,
             reach,
-        }) = SearchGrid::new(settings, kind)
+        }) = SearchGrid::new(settings, layer)
         else {
             return Ok(None);
         };
@@ -268,7 +297,11 @@ impl<'a> Candidates<'a> {
                 limit: MAX_CELLS,
             });
         }
-        let seed = settings.seed + seed_offsets::SCATTER + kind.index() as i64;
+        // Seeded by the layer's name, not its place in the list.
+        let seed = settings
+            .seed
+            .wrapping_add(seed_offsets::SCATTER)
+            .wrapping_add(settings.scatter.layers[layer].name.stable_hash() as i64);
         let mut candidates = Self {
             generator,
             seed,
@@ -365,7 +398,7 @@ impl<'a> Candidates<'a> {
         self.slots = spots;
     }
 
-    /// The spacing of `spot`'s biome; 0 (no candidate) past the world's edge, where the
+    /// The layer's spacing in `spot`'s biome; 0 (no candidate) past the world's edge, where the
     /// world reads every position at the edge and cells would no longer keep candidates apart.
     ///
     /// Where the spacing is wide against the cells, most candidates are dropped by a draw of
@@ -537,15 +570,15 @@ impl<'a> Candidates<'a> {
     }
 }
 
-/// Every object of `kind` in `[min.x, max.x) × [min.z, max.z)` of `world`, ordered by cell row,
+/// Every object of `layer` in `[min.x, max.x) × [min.z, max.z)` of `world`, ordered by cell row,
 /// column and slot ([`WorldGenerator::scatter_in_rect`]).
 pub(crate) fn scatter_in(
     generator: &WorldGenerator,
-    kind: ScatterKind,
+    layer: usize,
     min: [f64; 2],
     max: [f64; 2],
 ) -> Result<Vec<Scattered>, ScatterError> {
-    let Some(mut candidates) = Candidates::new(generator, kind, min, max)? else {
+    let Some(mut candidates) = Candidates::new(generator, layer, min, max)? else {
         return Ok(Vec::new());
     };
     let cell = candidates.cell;
@@ -562,41 +595,47 @@ pub(crate) fn scatter_in(
                 let inside =
                     (min[0]..max[0]).contains(&c.p[0]) && (min[1]..max[1]).contains(&c.p[1]);
                 if c.radius > 0.0 && inside && candidates.placed(key) {
-                    chosen.push(c);
+                    chosen.push((key, c));
                 }
             }
         }
     }
-    Ok(stand(generator, kind, &chosen))
+    Ok(stand(generator, layer, &chosen))
 }
 
-/// The placed candidates standing on the terrain, without those on ground that does not hold
-/// them.
-fn stand(generator: &WorldGenerator, kind: ScatterKind, chosen: &[Candidate]) -> Vec<Scattered> {
+/// The placed candidates standing on the terrain, without those on ground the layer's rules
+/// leave bare.
+fn stand(generator: &WorldGenerator, layer: usize, chosen: &[(Key, Candidate)]) -> Vec<Scattered> {
     let settings = generator.settings();
-    let xs = Scratch::collect(chosen.iter().map(|c| c.p[0]));
-    let zs = Scratch::collect(chosen.iter().map(|c| c.p[1]));
+    let rules = &settings.scatter.layers[layer];
+    let xs = Scratch::collect(chosen.iter().map(|(_, c)| c.p[0]));
+    let zs = Scratch::collect(chosen.iter().map(|(_, c)| c.p[1]));
     let cache = generator.site_cache_for(&xs, &zs);
-    let ground = generator.standing_ground(&xs, &zs, settings.scatter.max_slope_degrees, &cache);
+    let ground = generator.standing_ground(&xs, &zs, rules.max_slope_degrees, rules.water, &cache);
     let height_scale = settings.terrain.height_scale;
-    let scatter = &settings.scatter;
     chosen
         .iter()
         .zip(ground)
-        .filter_map(|(c, ground)| {
+        .filter_map(|(&((cx, cz, slot), c), ground)| {
             let ground = ground?;
             let snow = generator.surface(ground.density, ground.temperature) == Surface::Snow;
-            if snow && !kind.on_snow() {
+            let height = ground.density * height_scale;
+            let low = rules.min_height.is_some_and(|min| height < min);
+            let high = rules.max_height.is_some_and(|max| height > max);
+            if (snow && !rules.on_snow) || low || high {
                 return None;
             }
             let shape = mix(c.shape ^ 4);
             Some(Scattered {
-                position: [c.p[0], ground.density * height_scale, c.p[1]],
-                kind,
+                position: [c.p[0], height, c.p[1]],
+                layer,
+                id: ScatterId {
+                    cell: [cx, cz],
+                    slot: slot as u8,
+                },
                 biome: c.biome,
                 spacing: c.radius,
-                scale: (scatter.min_scale + (scatter.max_scale - scatter.min_scale) * unit(shape))
-                    as f32,
+                scale: (rules.min_scale + (rules.max_scale - rules.min_scale) * unit(shape)) as f32,
                 yaw: (unit(shape.rotate_left(32)) * std::f64::consts::TAU) as f32,
             })
         })
@@ -604,22 +643,28 @@ fn stand(generator: &WorldGenerator, kind: ScatterKind, chosen: &[Candidate]) ->
 }
 
 impl WorldGenerator {
-    /// Every object of `kind` scattered in `[min.x, max.x) × [min.z, max.z)`
+    /// Every object of layer `layer` (an index into [`ScatterSettings::layers`]; see
+    /// [`ScatterSettings::layer_index`]) scattered in `[min.x, max.x) × [min.z, max.z)`
     /// ([`crate::scatter`]), ordered by candidate cell row, column and slot. The rectangle is
-    /// first moved inside [`limits::COORDINATE`]; the work grows with its area over the kind's
+    /// first moved inside [`limits::COORDINATE`]; the work grows with its area over the layer's
     /// narrowest spacing squared, plus a margin of a few of its widest spacings.
     ///
     /// # Errors
     /// [`ScatterError::TooLarge`] if that search would cover more than [`MAX_CELLS`] candidate
-    /// cells (a rectangle about a kilometre wide for the default grass).
+    /// cells (a rectangle about a kilometre wide for the default grass);
+    /// [`ScatterError::NoLayer`] if there is no layer `layer`.
     pub fn scatter_in_rect(
         &self,
-        kind: ScatterKind,
+        layer: usize,
         min: [f64; 2],
         max: [f64; 2],
     ) -> Result<Vec<Scattered>, ScatterError> {
+        let layers = self.settings().scatter.layers.len();
+        if layer >= layers {
+            return Err(ScatterError::NoLayer { layer, layers });
+        }
         let (min, max) = (min.map(clamp_coordinate), max.map(clamp_coordinate));
-        scatter_in(self, kind, min, max)
+        scatter_in(self, layer, min, max)
     }
 }
 
@@ -635,7 +680,7 @@ mod tests {
     #[test]
     fn placement_is_the_greedy_set_in_priority_order() {
         let world = WorldGenerator::default();
-        for kind in ScatterKind::ALL {
+        for kind in 0..world.settings().scatter.layers.len() {
             let (low, high) = ([-240.0, -240.0], [300.0, 300.0]);
             let brute = Candidates::new(&world, kind, low, high)
                 .expect("small enough")

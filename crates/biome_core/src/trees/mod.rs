@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::coords::clamp_coordinate;
-use crate::cover::{SpeciesWeight, TreeSpecies};
+use crate::cover::{SpeciesWeight, TreeSpecies, WaterRule};
 use crate::generator::{Ground, RegionBiomes, Surface, WorldGenerator};
 use crate::hash::{hash_cell, salt, unit};
 use crate::math::smoothstep;
@@ -161,6 +161,7 @@ pub(crate) fn trees_in(
         &Scratch::collect(chosen.iter().map(|(s, ..)| s.x)),
         &Scratch::collect(chosen.iter().map(|(s, ..)| s.z)),
         trees.max_slope_degrees,
+        WaterRule::Dry,
         cache,
     );
     let height_scale = settings.terrain.height_scale;
