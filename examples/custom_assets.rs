@@ -84,18 +84,19 @@ fn main() {
     app.run();
 }
 
-/// `settings` with a loot layer: chests at least 30 m apart in every biome, on dry land above
-/// 2 m, never on slopes over 20°.
+/// `settings` with a loot layer: chests at least 25 m apart in every biome, on dry land above
+/// 2 m (snow too), never on slopes over 20°.
 fn with_loot(mut settings: WorldSettings) -> WorldSettings {
     settings.scatter.layers.push(ScatterLayer {
         max_slope_degrees: 20.0,
         min_height: Some(2.0),
+        on_snow: true,
         min_scale: 1.0,
         max_scale: 1.0,
         ..ScatterLayer::new("loot").expect("a layer name")
     });
     for biome in &mut settings.biome_table.biomes {
-        biome.scatter.push(ScatterSpacing::new("loot", 30.0));
+        biome.scatter.push(ScatterSpacing::new("loot", 25.0));
     }
     settings
 }
@@ -127,10 +128,10 @@ fn own_models(
         ModelLook::Scene(assets.load(GltfAssetLabel::Scene(0).from_asset("models/boulder.glb"))),
     );
     // A chest standing on the ground: y = 0 at its base.
-    let chest = Cuboid::new(1.2, 0.8, 0.8)
+    let chest = Cuboid::new(1.6, 1.0, 1.0)
         .mesh()
         .build()
-        .translated_by(Vec3::Y * 0.4);
+        .translated_by(Vec3::Y * 0.5);
     scatter.set(
         "loot",
         ModelLook::Mesh {
