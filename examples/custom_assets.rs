@@ -7,7 +7,6 @@
 //!
 //! `cargo run --example custom_assets -- [--screenshot PATH]`
 use std::collections::HashMap;
-use std::path::PathBuf;
 
 use bevy::prelude::*;
 use bevy::world_serialization::WorldAsset;
@@ -26,8 +25,10 @@ use bevy_biome_world::{
 mod scenery;
 #[path = "support/screenshot.rs"]
 mod screenshot;
+#[path = "support/screenshot_only.rs"]
+mod screenshot_only;
 use scenery::{ScenePlugin, world_window};
-use screenshot::{ScreenshotPlugin, ScreenshotRequest};
+use screenshot::ScreenshotRequest;
 
 /// The pine's trunk, which the scene does not say apart from its needles.
 const PINE_TRUNK: (f32, f32) = (0.35, 3.0);
@@ -67,19 +68,8 @@ fn main() {
                 keep_chests.after(BiomeWorldSystems::Apply),
             ),
         );
-    let mut args = std::env::args().skip(1);
-    while let Some(flag) = args.next() {
-        match (flag.as_str(), args.next()) {
-            ("--screenshot", Some(path)) => {
-                app.add_plugins(ScreenshotPlugin {
-                    path: PathBuf::from(path),
-                });
-            }
-            _ => {
-                eprintln!("usage: custom_assets [--screenshot PATH]");
-                std::process::exit(2);
-            }
-        }
+    if let Some(screenshot) = screenshot_only::screenshot_arg("custom_assets") {
+        app.add_plugins(screenshot);
     }
     app.run();
 }

@@ -5,7 +5,6 @@
 //!
 //! `cargo run --example gameplay -- [--screenshot PATH]` (F1 opens the settings panel; a new
 //! seed moves every camp).
-use std::path::PathBuf;
 
 use bevy::prelude::*;
 use bevy_biome_world::biome_core::RegionId;
@@ -13,7 +12,9 @@ use bevy_biome_world::prelude::*;
 
 #[path = "support/screenshot.rs"]
 mod screenshot;
-use screenshot::{ScreenshotPlugin, ScreenshotRequest};
+#[path = "support/screenshot_only.rs"]
+mod screenshot_only;
+use screenshot::ScreenshotRequest;
 
 /// A region's camp, at its site.
 #[derive(Component, Debug)]
@@ -65,19 +66,8 @@ fn main() {
         open: false,
         ..default()
     });
-    let mut args = std::env::args().skip(1);
-    while let Some(flag) = args.next() {
-        match (flag.as_str(), args.next()) {
-            ("--screenshot", Some(path)) => {
-                app.add_plugins(ScreenshotPlugin {
-                    path: PathBuf::from(path),
-                });
-            }
-            _ => {
-                eprintln!("usage: gameplay [--screenshot PATH]");
-                std::process::exit(2);
-            }
-        }
+    if let Some(screenshot) = screenshot_only::screenshot_arg("gameplay") {
+        app.add_plugins(screenshot);
     }
     app.run();
 }

@@ -4,7 +4,6 @@
 //! frame instead of fading.
 //!
 //! `cargo run --example own_material -- [--screenshot PATH]`
-use std::path::PathBuf;
 
 use bevy::pbr::{ExtendedMaterial, MaterialExtension};
 use bevy::prelude::*;
@@ -17,8 +16,9 @@ use bevy_biome_world::{OwnTerrainMaterial, OwnTerrainMaterialPlugin};
 mod scenery;
 #[path = "support/screenshot.rs"]
 mod screenshot;
+#[path = "support/screenshot_only.rs"]
+mod screenshot_only;
 use scenery::{ScenePlugin, land_near, world_window};
-use screenshot::ScreenshotPlugin;
 
 /// The map look: contour lines over the ground's colours.
 type MapMaterial = ExtendedMaterial<StandardMaterial, Contours>;
@@ -63,19 +63,8 @@ fn main() {
             ScenePlugin,
         ))
         .add_systems(Startup, setup);
-    let mut args = std::env::args().skip(1);
-    while let Some(flag) = args.next() {
-        match (flag.as_str(), args.next()) {
-            ("--screenshot", Some(path)) => {
-                app.add_plugins(ScreenshotPlugin {
-                    path: PathBuf::from(path),
-                });
-            }
-            _ => {
-                eprintln!("usage: own_material [--screenshot PATH]");
-                std::process::exit(2);
-            }
-        }
+    if let Some(screenshot) = screenshot_only::screenshot_arg("own_material") {
+        app.add_plugins(screenshot);
     }
     app.run();
 }
