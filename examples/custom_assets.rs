@@ -47,6 +47,8 @@ struct Chest;
 struct Chests(HashMap<ScatterId, Vec3>);
 
 fn main() {
+    // Before the window: a wrong command line exits without opening one.
+    let screenshot = screenshot_only::screenshot_arg("custom_assets");
     let mut app = App::new();
     app.add_plugins(world_window("bevy_biome_world: custom assets"))
         .insert_resource(BiomeWorldSettings {
@@ -68,7 +70,7 @@ fn main() {
                 keep_chests.after(BiomeWorldSystems::Apply),
             ),
         );
-    if let Some(screenshot) = screenshot_only::screenshot_arg("custom_assets") {
+    if let Some(screenshot) = screenshot {
         app.add_plugins(screenshot);
     }
     app.run();

@@ -43,6 +43,8 @@ struct CampAssets {
 }
 
 fn main() {
+    // Before the window: a wrong command line exits without opening one.
+    let screenshot = screenshot_only::screenshot_arg("gameplay");
     let mut app = App::new();
     app.insert_resource(ClearColor(HorizonView::default().fog_color))
         // A short horizon: the camp life is near, and the haze hides the land's edge.
@@ -66,7 +68,7 @@ fn main() {
         open: false,
         ..default()
     });
-    if let Some(screenshot) = screenshot_only::screenshot_arg("gameplay") {
+    if let Some(screenshot) = screenshot {
         app.add_plugins(screenshot);
     }
     app.run();

@@ -48,6 +48,8 @@ impl MaterialExtension for Contours {
 }
 
 fn main() {
+    // Before the window: a wrong command line exits without opening one.
+    let screenshot = screenshot_only::screenshot_arg("own_material");
     let mut app = App::new();
     app.add_plugins(world_window("bevy_biome_world: own material"))
         .add_plugins(MaterialPlugin::<MapMaterial>::default())
@@ -63,7 +65,7 @@ fn main() {
             ScenePlugin,
         ))
         .add_systems(Startup, setup);
-    if let Some(screenshot) = screenshot_only::screenshot_arg("own_material") {
+    if let Some(screenshot) = screenshot {
         app.add_plugins(screenshot);
     }
     app.run();
