@@ -147,7 +147,7 @@ fn keep_chests(
 ) {
     for chest in spawned.read().filter(|o| o.layer.as_str() == "loot") {
         if let Some(entity) = chest.entity {
-            commands.entity(entity).insert(Chest);
+            commands.entity(entity).try_insert(Chest);
         }
         chests.0.insert(chest.id, chest.position);
     }

@@ -16,7 +16,7 @@ use bevy_biome_world::biome_core::{ChunkCoord, ChunkLayout, MeshStyle};
 use bevy_biome_world::prelude::*;
 use bevy_biome_world::{
     BiomeScatter, BiomeScatterObject, BiomeScatterStats, BiomeWorldState, ScatterDespawned,
-    ScatterSpawned,
+    ScatterModels, ScatterSpawned,
 };
 
 fn app(scatter: BiomeScatterSettings) -> (App, Entity) {
@@ -376,4 +376,105 @@ fn a_games_loot_layer_is_told_to_game_code_once_per_chest() {
         app.world().resource::<BiomeScatterStats>().is_idle()
             && present.keys().all(|id| !before.contains(id))
     });
+}
+
+/// Layers edited while the game runs: a loot layer inserted before the built-in ones leaves
+/// their objects in place (no rock, bush or grass goes, not for a frame), a look given to it
+/// later puts an entity on every chest, and a layer too dense for its radius is refused alone
+/// while the others keep streaming.
+#[test]
+fn layers_change_at_run_time_without_disturbing_the_others() {
+    let (mut app, _) = app(BiomeScatterSettings::default());
+    settle(&mut app);
+    drain::<ScatterSpawned>(&mut app);
+    drain::<ScatterDespawned>(&mut app);
+    let built_in = |layer: &LayerName| layer.as_str() != "loot";
+
+    {
+        let mut settings = app.world_mut().resource_mut::<BiomeWorldSettings>();
+        let world = &mut settings.generator;
+        world
+            .scatter
+            .layers
+            .insert(0, ScatterLayer::new("loot").unwrap());
+        for biome in &mut world.biome_table.biomes {
+            biome.scatter.push(ScatterSpacing::new("loot", 24.0));
+        }
+    }
+    let mut chests = 0;
+    common::step_until_idle(&mut app, "loot in", App::update, |app| {
+        let gone = drain::<ScatterDespawned>(app);
+        assert!(
+            gone.iter().all(|o| !built_in(&o.layer)),
+            "built-in objects went: {:?}",
+            gone.first()
+        );
+        chests += drain::<ScatterSpawned>(app)
+            .iter()
+            .filter(|o| o.layer.as_str() == "loot")
+            .count();
+        let stats = app.world().resource::<BiomeScatterStats>();
+        assert!(
+            stats.objects.iter().skip(1).all(|&n| n > 0),
+            "{:?}",
+            stats.objects
+        );
+        stats.is_idle() && stats.objects[0] > 0
+    });
+    assert!(chests > 20, "{chests} chests");
+
+    // A look for the loot: every chest gets an entity, told again with it.
+    let procedural = app.world().resource::<ScatterModels>().clone();
+    let look = procedural.get(ScatterLayer::ROCK).unwrap().clone();
+    app.world_mut()
+        .resource_mut::<ScatterModels>()
+        .set("loot", look);
+    let mut with_entities = 0;
+    common::step_until_idle(&mut app, "chests shown", App::update, |app| {
+        with_entities += drain::<ScatterSpawned>(app)
+            .iter()
+            .filter(|o| o.layer.as_str() == "loot" && o.entity.is_some())
+            .count();
+        app.world().resource::<BiomeScatterStats>().is_idle()
+    });
+    let shown = objects(&mut app)
+        .iter()
+        .filter(|(_, layer, _)| layer.as_str() == "loot")
+        .count();
+    let stats = app.world().resource::<BiomeScatterStats>().clone();
+    assert_eq!(shown, stats.objects[0], "a chest without its entity");
+    assert!(
+        with_entities >= shown && shown > 20,
+        "{with_entities} told, {shown} shown"
+    );
+
+    // Far too dense for the default radius: refused by its radius, the rest streams on.
+    {
+        let mut settings = app.world_mut().resource_mut::<BiomeWorldSettings>();
+        for biome in &mut settings.generator.biome_table.biomes {
+            for entry in &mut biome.scatter {
+                if entry.layer.as_str() == "loot" {
+                    entry.spacing = 0.5;
+                }
+            }
+        }
+    }
+    common::step_until_idle(&mut app, "dense loot refused", App::update, |app| {
+        app.world().resource::<BiomeScatterStats>().is_idle()
+    });
+    let stats = app.world().resource::<BiomeScatterStats>().clone();
+    assert!(
+        stats
+            .error
+            .as_ref()
+            .is_some_and(|e| e.contains("scatter.default_radius")),
+        "{:?}",
+        stats.error
+    );
+    assert_eq!(stats.objects[0], 0, "the dense layer streams nothing");
+    assert!(
+        stats.objects.iter().skip(1).all(|&n| n > 0),
+        "{:?}",
+        stats.objects
+    );
 }

@@ -1,12 +1,12 @@
 //! What a streamed object looks like: a [`ModelLook`] (a mesh and material, or a glTF scene)
-//! per tree species and scatter kind, and how instances of it are spawned and given a new look
+//! per tree species and scatter layer, and how instances of it are spawned and given a new look
 //! when a game swaps it. Trees and scatter hold their looks in their own resources
 //! ([`crate::TreeModels`], [`crate::ScatterModels`]); this module only puts looks on entities.
 
 use bevy::prelude::*;
 use bevy::world_serialization::{WorldAsset, WorldAssetRoot, WorldInstance};
 
-/// What one tree species or scatter kind looks like: every instance shares it, so the renderer
+/// What one tree species or scatter layer looks like: every instance shares it, so the renderer
 /// batches them.
 ///
 /// A glTF file's first scene is `ModelLook::Scene(asset_server.load(GltfAssetLabel::Scene(0)

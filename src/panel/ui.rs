@@ -1022,7 +1022,7 @@ fn scatter_section(ui: &mut egui::Ui, draft: &mut PanelDraft) {
     for (k, layer) in s.layers.iter_mut().enumerate() {
         let name = layer.name.to_string();
         egui::CollapsingHeader::new(format!("Layer {name}"))
-            .id_salt(("scatter layer", k))
+            .id_salt(("scatter layer", layer.name))
             .show(ui, |ui| {
                 let mut radius = streamed.radius(&name);
                 ui.add(
@@ -1039,15 +1039,20 @@ fn scatter_section(ui: &mut egui::Ui, draft: &mut PanelDraft) {
                     &limits::MAX_SLOPE,
                     "slope limit (°)",
                 );
+                let floor = layer.min_height.unwrap_or(0.0);
                 for (label, height, start) in [
                     ("lowest ground (u)", &mut layer.min_height, 0.0),
-                    ("highest ground (u)", &mut layer.max_height, 200.0),
+                    (
+                        "highest ground (u)",
+                        &mut layer.max_height,
+                        floor.max(200.0),
+                    ),
                 ] {
                     ui.horizontal(|ui| {
                         let mut on = height.is_some();
                         ui.checkbox(&mut on, "");
                         match (on, height.as_mut()) {
-                            (true, Some(value)) => slider(ui, value, &(-200.0..=1000.0), label),
+                            (true, Some(value)) => height_slider(ui, value, label),
                             (true, None) => *height = Some(start),
                             (false, _) => {
                                 *height = None;
@@ -1078,6 +1083,11 @@ fn scatter_section(ui: &mut egui::Ui, draft: &mut PanelDraft) {
         for biome in &mut settings.biome_table.biomes {
             biome.scatter.retain(|entry| entry.layer != name);
         }
+        draft
+            .scatter
+            .draft
+            .radii
+            .retain(|entry| entry.layer != name);
     }
     for (name, radius) in radii {
         draft.scatter.draft.set_radius(&name, radius);
@@ -1123,6 +1133,16 @@ fn scatter_section(ui: &mut egui::Ui, draft: &mut PanelDraft) {
     }
 }
 
+/// A height in world units: the slider spans the heights terrain commonly has; typed values go
+/// anywhere (validation names the field when one is beyond `limits::SCATTER_HEIGHT`).
+fn height_slider(ui: &mut egui::Ui, value: &mut f64, label: &str) {
+    ui.add(
+        egui::Slider::new(value, -200.0..=2000.0)
+            .clamping(egui::SliderClamping::Never)
+            .text(label),
+    );
+}
+
 /// A name field and a button that adds a layer of that name (no biome scatters it until one is
 /// ticked below).
 fn add_layer(ui: &mut egui::Ui, scatter: &mut ScatterSettings) {
@@ -1131,7 +1151,8 @@ fn add_layer(ui: &mut egui::Ui, scatter: &mut ScatterSettings) {
     ui.horizontal(|ui| {
         ui.text_edit_singleline(&mut name);
         let layer = ScatterLayer::new(&name);
-        let fresh = scatter.layer_index(&name).is_none();
+        let fresh = scatter.layer_index(&name).is_none()
+            && scatter.layers.len() < limits::MAX_SCATTER_LAYERS;
         let add = ui.add_enabled(layer.is_ok() && fresh, egui::Button::new("Add layer"));
         if add.clicked()
             && let Ok(layer) = layer

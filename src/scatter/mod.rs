@@ -137,6 +137,12 @@ impl BiomeScatterSettings {
     ) -> Result<(), SettingsError> {
         let check = Check::at("scatter");
         for (k, entry) in self.radii.iter().enumerate() {
+            if !entry.layer.is_valid() {
+                return check.fail(
+                    &format!("radii[{k}].layer"),
+                    format!("{:?} is not a layer name", entry.layer.as_str()),
+                );
+            }
             check.range_in(
                 &format!("radii[{k}].radius"),
                 entry.radius,
@@ -188,6 +194,25 @@ impl BiomeScatterSettings {
             }
         }
         Ok(())
+    }
+
+    /// These settings with the radius of every layer that `world` makes too dense around an
+    /// anchor ([`BiomeScatterSettings::validate_with`]) set to 0: what streams when nothing
+    /// valid is left, so one layer over the limit does not switch the others off.
+    #[must_use]
+    pub(crate) fn within_limits(
+        mut self,
+        world: &biome_core::WorldSettings,
+        layout: &ChunkLayout,
+    ) -> Self {
+        for layer in &world.scatter.layers {
+            let mut only = world.clone();
+            only.scatter.layers = vec![*layer];
+            if self.validate_with(&only, layout).is_err() {
+                self.set_radius(layer.name.as_str(), 0.0);
+            }
+        }
+        self
     }
 
     /// The planner's view for the layer called `layer`: full detail out to its radius.
@@ -276,10 +301,7 @@ impl BiomeScatterStats {
 }
 
 /// One chunk's objects of one layer, placed off the main thread, relative to its origin.
-pub(crate) struct Placed {
-    layer: LayerName,
-    objects: Vec<ScatterInstance>,
-}
+pub(crate) struct Placed(Vec<ScatterInstance>);
 
 /// The objects of one layer on one chunk: their parent entity, the objects still to spawn
 /// under it, and whether game code has been told of them.
@@ -302,9 +324,9 @@ pub(crate) struct ScatterChunk {
 /// not hold a frame for a millisecond or more.
 const SLICE: usize = 128;
 
-/// One scatter layer as a kind of the streamer: the layer at `layer` in the world's settings.
+/// One scatter layer as a kind of the streamer: the world's layer called `name`.
 pub(crate) struct LayerStream {
-    layer: usize,
+    pub(crate) name: LayerName,
 }
 
 impl LayerStream {
@@ -315,15 +337,18 @@ impl LayerStream {
         }
         let mut presence = world.resource_mut::<ScatterPresence>();
         for (k, object) in chunk.placed.iter().enumerate() {
-            presence.arrive(ScatterSpawned {
-                layer: chunk.layer,
-                id: object.id,
-                position: chunk.origin + Vec3::from_array(object.position),
-                biome: object.biome,
-                scale: object.scale,
-                yaw: object.yaw,
-                entity: chunk.spawned.get(k).copied(),
-            });
+            presence.arrive(
+                chunk.parent,
+                ScatterSpawned {
+                    layer: chunk.layer,
+                    id: object.id,
+                    position: chunk.origin + Vec3::from_array(object.position),
+                    biome: object.biome,
+                    scale: object.scale,
+                    yaw: object.yaw,
+                    entity: chunk.spawned.get(k).copied(),
+                },
+            );
         }
     }
 
@@ -334,7 +359,7 @@ impl LayerStream {
         }
         let mut presence = world.resource_mut::<ScatterPresence>();
         for object in &chunk.placed {
-            presence.leave(chunk.layer, object.id);
+            presence.leave(chunk.parent, chunk.layer, object.id);
         }
     }
 }
@@ -349,19 +374,11 @@ impl StreamKind for LayerStream {
         key: BuildKey,
     ) -> impl FnOnce(&AtomicBool) -> Result<Placed, ChunkError> + Send + 'static {
         let state = world.resource::<BiomeWorldState>();
-        let (generator, layout, layer) = (
-            state.generator().clone(),
-            state.settings().layout,
-            self.layer,
-        );
-        // A layer gone since the streamer asked is refused by the placement.
-        let name = state
-            .generator()
-            .settings()
-            .scatter
-            .layers
-            .get(layer)
-            .map(|l| l.name);
+        let (generator, layout) = (state.generator().clone(), state.settings().layout);
+        // A layer the world no longer has is refused by the placement (`ScatterError::NoLayer`).
+        let layer = (generator.settings().scatter)
+            .layer_index(self.name.as_str())
+            .unwrap_or(usize::MAX);
         move |_: &AtomicBool| {
             let origin = key.node.origin(&layout);
             let size = key.node.size(&layout);
@@ -370,17 +387,14 @@ impl StreamKind for LayerStream {
                 .iter()
                 .map(|object| object.relative_to(origin))
                 .collect();
-            Ok(Placed {
-                layer: name.expect("placed: the layer exists"),
-                objects,
-            })
+            Ok(Placed(objects))
         }
     }
 
     fn spawn(&mut self, world: &mut World, key: BuildKey, built: Placed) -> ScatterChunk {
         let state = world.resource::<BiomeWorldState>();
         let (layout, generation) = (state.settings().layout, state.generation());
-        let (layer, objects) = (built.layer, built.objects);
+        let (layer, objects) = (self.name, built.0);
         let origin = key.node.origin(&layout);
         let origin = Vec3::new(origin[0] as f32, 0.0, origin[1] as f32);
         let parent = world
@@ -436,8 +450,11 @@ impl StreamKind for LayerStream {
     }
 
     fn show(&mut self, world: &mut World, _key: BuildKey, chunk: &mut ScatterChunk, _fade: bool) {
-        world.entity_mut(chunk.parent).insert(Visibility::Inherited);
-        Self::announce(world, chunk);
+        // A root game code despawned is found lost next frame; its objects are not announced.
+        if let Ok(mut parent) = world.get_entity_mut(chunk.parent) {
+            parent.insert(Visibility::Inherited);
+            Self::announce(world, chunk);
+        }
     }
 
     fn hide(&mut self, world: &mut World, chunk: &mut ScatterChunk) {
@@ -471,17 +488,10 @@ impl StreamKind for LayerStream {
         Self::withdraw(world, &mut chunk);
     }
 
-    fn failed(&mut self, world: &mut World, key: BuildKey, reason: &str) {
-        let layers = &world
-            .resource::<BiomeWorldState>()
-            .generator()
-            .settings()
-            .scatter
-            .layers;
-        let name = layers.get(self.layer).map(|l| l.name);
+    fn failed(&mut self, _world: &mut World, key: BuildKey, reason: &str) {
         warn!(
-            "biome world {name:?} objects of chunk ({}, {}) failed: {reason}",
-            key.node.x, key.node.z
+            "biome world {} objects of chunk ({}, {}) failed: {reason}",
+            self.name, key.node.x, key.node.z
         );
     }
 }

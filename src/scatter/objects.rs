@@ -5,12 +5,13 @@
 
 use bevy::math::primitives::Cuboid;
 use bevy::mesh::{Mesh, Meshable};
-use bevy::platform::collections::HashMap;
+use bevy::platform::collections::{HashMap, HashSet};
 use bevy::prelude::*;
 use biome_core::cover::LayerName;
 use biome_core::scatter::{ScatterId, ScatterInstance, ScatterLayer};
 
 use crate::models::{Instance, ModelLook, ShownLook, relook};
+use crate::settings::BiomeWorldState;
 use crate::trees::{blob, merged, part};
 
 /// Marks a scattered object, with its layer and id (a child of its [`super::BiomeScatter`]).
@@ -25,7 +26,8 @@ pub struct BiomeScatterObject {
 
 /// What each scatter layer looks like: the procedural low-poly rocks, bushes and grass unless a
 /// game sets its own ([`ScatterModels::set`]), and nothing for a game's layers until it gives
-/// them a look; insert or change it at any time, and every object takes its layer's new look.
+/// them a look; insert or change it at any time, and every object takes its layer's new look (a
+/// layer given its first look or losing it rebuilds the world, to spawn or drop its entities).
 #[derive(Resource, Reflect, Clone, Debug, PartialEq)]
 #[reflect(Resource, Debug, Clone, PartialEq)]
 pub struct ScatterModels {
@@ -69,13 +71,20 @@ impl ScatterModels {
     }
 
     /// Gives the layer called `layer` its own look (standing on `y = 0` at scale 1, as the
-    /// built-in objects do); its objects are spawned as entities from then on.
+    /// built-in objects do); its objects are entities from then on.
     ///
     /// # Panics
     /// If `layer` is not a layer name ([`LayerName::new`]).
     pub fn set(&mut self, layer: &str, look: ModelLook) {
         let name = LayerName::new(layer).expect("a layer name");
         self.looks.insert(name, look);
+    }
+
+    /// Takes the look of the layer called `layer` away: its objects are told to game code
+    /// alone ([`super::ScatterSpawned`]), with no entities. Returns the look it had.
+    pub fn remove(&mut self, layer: &str) -> Option<ModelLook> {
+        let name = LayerName::new(layer).ok()?;
+        self.looks.remove(&name)
     }
 
     /// The instance of one object of `layer` standing at `object` on its node, if the layer
@@ -100,12 +109,21 @@ impl ScatterModels {
     }
 }
 
-/// Gives every scattered object its layer's current look.
+/// Gives every scattered object its layer's current look; when a layer gains or loses its look
+/// (and with it its entities), the world is built again, the old chunks staying until their
+/// replacements are in.
 pub(crate) fn take_scatter_models(
     models: Res<ScatterModels>,
     objects: Query<(Entity, &BiomeScatterObject, ShownLook)>,
+    mut state: ResMut<BiomeWorldState>,
+    mut with_looks: Local<Option<HashSet<LayerName>>>,
     mut commands: Commands,
 ) {
+    let now: HashSet<LayerName> = models.looks.keys().copied().collect();
+    if with_looks.as_ref().is_some_and(|before| *before != now) {
+        state.rebuild();
+    }
+    *with_looks = Some(now);
     for (entity, object, shown) in &objects {
         if let Some(look) = models.looks.get(&object.layer) {
             relook(&mut commands, entity, shown, look);

@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use bevy::platform::time::Instant;
 use bevy::prelude::*;
+use biome_core::cover::LayerName;
 use biome_core::{ChunkLayout, WorldGenerator};
 
 use super::{
@@ -74,14 +75,14 @@ struct SettingsRequest {
     layout: ChunkLayout,
 }
 
-/// A streamer per layer (one per layer the world has had: those beyond its layers now stream
-/// nothing, so their objects go), and the settings they use.
+/// A streamer per layer, by name, so layers added, removed or reordered leave the others'
+/// chunks alone (a layer gone streams nothing, so its objects go, and its streamer goes once
+/// they have), and the settings they use.
 #[derive(Resource, Default)]
 pub(crate) struct ScatterStreamers {
     request: Option<SettingsRequest>,
     /// The settings in use: the last valid ones.
     settings: Option<BiomeScatterSettings>,
-    /// The streamer of the world's layer at each index.
     layers: Vec<NodeStreamer<LayerStream>>,
 }
 
@@ -110,11 +111,21 @@ impl ScatterStreamers {
                 let reason = error.to_string();
                 warn!("biome world scatter refused, keeping the last valid: {reason}");
                 stats.error = Some(reason);
+                // The last valid settings if the world still takes them, else the defaults with
+                // the layers it cannot take switched off (one dense layer does not take the
+                // others down).
                 let fallback = self.settings.take().unwrap_or_default();
-                self.settings = fallback
-                    .validate_with(world_settings, &request.layout)
-                    .is_ok()
-                    .then_some(fallback);
+                self.settings = Some(
+                    if fallback
+                        .validate_with(world_settings, &request.layout)
+                        .is_ok()
+                    {
+                        fallback
+                    } else {
+                        BiomeScatterSettings::default()
+                            .within_limits(world_settings, &request.layout)
+                    },
+                );
             }
         }
         self.request = Some(request);
@@ -157,18 +168,25 @@ fn stream_scatter(
             &mut world.resource_mut::<BiomeScatterStats>(),
         );
         let settings = streamers.settings.clone();
-        while streamers.layers.len() < names.len() {
-            let layer = streamers.layers.len();
-            streamers
-                .layers
-                .push(NodeStreamer::new(LayerStream { layer }));
+        for name in &names {
+            if !streamers.layers.iter().any(|s| s.kind().name == *name) {
+                let streamer = NodeStreamer::new(LayerStream { name: *name });
+                streamers.layers.push(streamer);
+            }
         }
-        for (k, streamer) in streamers.layers.iter_mut().enumerate() {
+        // The streamers of layers gone, once their objects have.
+        streamers.layers.retain(|streamer| {
+            let counts = streamer.counts();
+            let empty = counts.shown + counts.in_flight + counts.ready + counts.retiring == 0;
+            names.contains(&streamer.kind().name) || !empty
+        });
+        for streamer in &mut streamers.layers {
             // Objects of a layer turned off or gone (or refused settings) all go.
-            let name = names.get(k).map_or("", |name| name.as_str());
+            let layer = streamer.kind().name;
+            let name = layer.as_str();
             let active = settings
                 .as_ref()
-                .filter(|s| s.enabled && k < names.len() && s.radius(name) > 0.0);
+                .filter(|s| s.enabled && names.contains(&layer) && s.radius(name) > 0.0);
             let view = StreamView {
                 anchors: if active.is_some() { &points } else { &[] },
                 lod: active.map_or_else(
@@ -202,12 +220,29 @@ fn apply_scatter(world: &mut World) {
         let (came, went) = world.resource_mut::<ScatterPresence>().flush();
         world.write_message_batch(came);
         world.write_message_batch(went);
+        let names: Vec<LayerName> = world
+            .resource::<BiomeWorldState>()
+            .generator()
+            .settings()
+            .scatter
+            .layers
+            .iter()
+            .map(|layer| layer.name)
+            .collect();
         let mut stats = world.resource_mut::<BiomeScatterStats>();
         let layers = &streamers.layers;
-        stats.chunks = layers.iter().map(|layer| layer.counts().shown).collect();
-        stats.objects = layers
+        let of = |name: &LayerName| layers.iter().find(|s| s.kind().name == *name);
+        stats.chunks = names
             .iter()
-            .map(|layer| layer.shown().map(|(_, chunk)| chunk.placed.len()).sum())
+            .map(|name| of(name).map_or(0, |layer| layer.counts().shown))
+            .collect();
+        stats.objects = names
+            .iter()
+            .map(|name| {
+                of(name).map_or(0, |layer| {
+                    layer.shown().map(|(_, chunk)| chunk.placed.len()).sum()
+                })
+            })
             .collect();
         let sum = |count: fn(&crate::stream::StreamCounts) -> usize| {
             layers.iter().map(|layer| count(layer.counts())).sum()

@@ -1,10 +1,10 @@
 //! What game code hears of scattered objects: [`ScatterSpawned`] when one comes into the world
 //! around the anchors, [`ScatterDespawned`] when it goes. Chunks are rebuilt and swapped (new
 //! settings, hysteresis), so one object may be held by an old and a new chunk at once, or leave
-//! with one chunk and come back with another in the same frame: [`ScatterPresence`] counts the
+//! with one chunk and come back with another in the same frame: [`ScatterPresence`] keeps the
 //! chunks holding each object and tells game code, at the end of each frame, only what changed
-//! over it: at most one message per object per frame, so the order in which game code reads the
-//! two kinds never matters.
+//! over it: at most one message per object per frame, so a reader that reads every frame may
+//! read the two kinds in either order.
 
 use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
@@ -46,11 +46,17 @@ pub struct ScatterDespawned {
     pub position: Vec3,
 }
 
-/// One object present in the world: how many chunks hold it, and what it is now.
-#[derive(Clone, Copy, Debug)]
+/// One object present in the world: the chunks holding it (by root entity) and their object,
+/// the newest last; the newest is what game code sees.
+#[derive(Clone, Debug)]
 struct Present {
-    holders: u32,
-    now: ScatterSpawned,
+    holders: Vec<(Entity, ScatterSpawned)>,
+}
+
+impl Present {
+    fn now(&self) -> Option<ScatterSpawned> {
+        self.holders.last().map(|&(_, object)| object)
+    }
 }
 
 /// An object's key: its layer and id.
@@ -69,30 +75,27 @@ pub(crate) struct ScatterPresence {
 impl ScatterPresence {
     /// What game code knows of `key` now, remembered the first time it is touched in a frame.
     fn touch(&mut self, key: Key) {
-        let now = self.present.get(&key).map(|p| p.now);
+        let now = self.present.get(&key).and_then(Present::now);
         self.known_before.entry(key).or_insert(now);
     }
 
-    /// A chunk holding `object` came.
-    pub(crate) fn arrive(&mut self, object: ScatterSpawned) {
+    /// The chunk rooted at `holder`, holding `object`, came.
+    pub(crate) fn arrive(&mut self, holder: Entity, object: ScatterSpawned) {
         let key = (object.layer, object.id);
         self.touch(key);
         let entry = self.present.entry(key).or_insert(Present {
-            holders: 0,
-            now: object,
+            holders: Vec::with_capacity(1),
         });
-        entry.holders += 1;
-        // The newest chunk's object is what game code sees: a new entity, or moved.
-        entry.now = object;
+        entry.holders.push((holder, object));
     }
 
-    /// A chunk holding object `id` of `layer` went.
-    pub(crate) fn leave(&mut self, layer: LayerName, id: ScatterId) {
+    /// The chunk rooted at `holder`, holding object `id` of `layer`, went.
+    pub(crate) fn leave(&mut self, holder: Entity, layer: LayerName, id: ScatterId) {
         let key = (layer, id);
         self.touch(key);
         if let Some(entry) = self.present.get_mut(&key) {
-            entry.holders -= 1;
-            if entry.holders == 0 {
+            entry.holders.retain(|&(h, _)| h != holder);
+            if entry.holders.is_empty() {
                 self.present.remove(&key);
             }
         }
@@ -105,7 +108,7 @@ impl ScatterPresence {
         touched.sort_unstable_by_key(|(key, _)| *key);
         let (mut came, mut went) = (Vec::new(), Vec::new());
         for (key, before) in touched {
-            match (before, self.present.get(&key).map(|p| p.now)) {
+            match (before, self.present.get(&key).and_then(Present::now)) {
                 (before, Some(now)) if before != Some(now) => came.push(now),
                 (Some(before), None) => went.push(ScatterDespawned {
                     layer: key.0,
@@ -139,38 +142,45 @@ mod tests {
     }
 
     /// An old chunk and its replacement both hold an object: game code hears of it once, again
-    /// when the replacement moves it or shows it with another entity, and its going once; an
-    /// object that goes and comes back within a frame says nothing.
+    /// when the replacement moves it or shows it with another entity, back to the old one's
+    /// when the newest holder goes first, and its going once; an object that goes and comes
+    /// back within a frame says nothing.
     #[test]
     fn an_object_held_twice_is_told_once_per_change() {
         let mut presence = ScatterPresence::default();
+        let [old, new, newest] = [1, 2, 3].map(|k| Entity::from_raw_u32(k).unwrap());
         let chest = object(1.0, None);
         let (layer, id) = (chest.layer, chest.id);
-        presence.arrive(chest);
+        presence.arrive(old, chest);
         assert_eq!(presence.flush(), (vec![chest], vec![]));
-        presence.arrive(chest);
-        presence.leave(layer, id);
+        presence.arrive(new, chest);
+        presence.leave(old, layer, id);
         assert_eq!(
             presence.flush(),
             (vec![], vec![]),
             "held by the new chunk alone"
         );
         let moved = object(1.5, None);
-        presence.arrive(moved);
+        presence.arrive(newest, moved);
         assert_eq!(presence.flush(), (vec![moved], vec![]));
-        let shown = object(1.5, Some(Entity::from_raw_u32(7).unwrap()));
-        presence.arrive(shown);
-        presence.leave(layer, id);
-        presence.leave(layer, id);
+        presence.leave(newest, layer, id);
+        assert_eq!(
+            presence.flush(),
+            (vec![chest], vec![]),
+            "back to the new chunk's"
+        );
+        let shown = object(1.0, Some(Entity::from_raw_u32(7).unwrap()));
+        presence.leave(new, layer, id);
+        presence.arrive(newest, shown);
         assert_eq!(presence.flush(), (vec![shown], vec![]), "the newest entity");
-        presence.leave(layer, id);
-        presence.arrive(shown);
+        presence.leave(newest, layer, id);
+        presence.arrive(newest, shown);
         assert_eq!(
             presence.flush(),
             (vec![], vec![]),
             "gone and back in one frame"
         );
-        presence.leave(layer, id);
+        presence.leave(newest, layer, id);
         let (came, went) = presence.flush();
         assert!(came.is_empty());
         assert_eq!(
@@ -182,7 +192,7 @@ mod tests {
             }]
         );
         assert!(presence.present.is_empty());
-        presence.leave(layer, id);
+        presence.leave(newest, layer, id);
         assert_eq!(presence.flush(), (vec![], vec![]), "nothing more to tell");
     }
 }

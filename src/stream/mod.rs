@@ -268,10 +268,7 @@ impl<K: StreamKind> NodeStreamer<K> {
         }
     }
 
-    #[cfg_attr(
-        not(any(feature = "avian", test)),
-        expect(dead_code, reason = "the colliders' kind keeps counts")
-    )]
+    /// The kind: what it streams (a scatter layer's name, the colliders' counts).
     pub(crate) fn kind(&self) -> &K {
         &self.kind
     }

@@ -236,7 +236,24 @@ impl BiomeTable {
                         |e| e.species,
                     )?;
                 }
+                // Each layer at most once: a longer list names one twice or an unknown one.
+                if biome.scatter.len() > limits::MAX_SCATTER_LAYERS {
+                    return check.fail(
+                        "scatter",
+                        format!(
+                            "at most {} layers (got {})",
+                            limits::MAX_SCATTER_LAYERS,
+                            biome.scatter.len()
+                        ),
+                    );
+                }
                 for (k, entry) in biome.scatter.iter().enumerate() {
+                    if !entry.layer.is_valid() {
+                        return check.fail(
+                            &format!("scatter[{k}].layer"),
+                            format!("{:?} is not a layer name", entry.layer.as_str()),
+                        );
+                    }
                     check.range(
                         &format!("scatter[{k}].spacing"),
                         entry.spacing,

@@ -129,7 +129,9 @@ pub enum WaterRule {
 
 /// One layer of scattered objects: what it is called and where its objects may stand. Each
 /// biome says how far apart they are in it ([`crate::Biome::scatter`]); a biome that does not
-/// list the layer has none of it.
+/// list the layer has none of it. The rules thin the Poisson-disk set after it is drawn (a spot
+/// on ground a rule refuses still keeps its neighbours away), so a narrow height band or a
+/// shore holds fewer objects than its spacing alone would give.
 #[cfg_attr(feature = "bevy_reflect", derive(bevy_reflect::Reflect))]
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -215,7 +217,10 @@ impl ScatterLayer {
 
     fn check(&self, check: &Check) -> Checked {
         if !self.name.is_valid() {
-            return check.fail("name", format!("{:?} is not a layer name", self.name));
+            return check.fail(
+                "name",
+                format!("{:?} is not a layer name", self.name.as_str()),
+            );
         }
         check.range(
             "max_slope_degrees",

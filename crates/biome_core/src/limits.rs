@@ -105,7 +105,7 @@ pub const THRESHOLD: RangeInclusive<f64> = 0.0..=1.0;
 pub const MAX_THRESHOLDS: usize = 8;
 /// Biomes in one world: as many as the largest table holds.
 pub const MAX_BIOMES: usize = (MAX_THRESHOLDS + 1) * (MAX_THRESHOLDS + 1);
-/// Characters in a biome's name. With the other list limits (biomes, species, scatter kinds,
+/// Characters in a biome's name. With the other list limits (biomes, species, scatter layers,
 /// density nodes, multi-noise boxes) it keeps every valid preset under [`MAX_PRESET_BYTES`].
 pub const MAX_NAME_CHARS: usize = 64;
 /// Trees per candidate spot in a biome.

@@ -14,5 +14,5 @@ pub const TREES: i64 = 7;
 pub const FORESTS: i64 = 8;
 /// River nodes, springs and bends.
 pub const RIVERS: i64 = 9;
-/// Scatter candidates (one seed per kind from here on).
+/// Scatter candidates (each layer adds the stable hash of its name).
 pub const SCATTER: i64 = 12;
