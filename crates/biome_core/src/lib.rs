@@ -12,7 +12,8 @@
 //!    stitches, layouts), and private hashing, scratch buffers and deterministic math.
 //! 2. **Noise**: [`tutorial`], the tutorial's functions one to one, giving the same bits as its
 //!    JavaScript; [`batch`], the same over many points at once, SIMD where the CPU has it.
-//! 3. **Fields**: [`density`] (the density stack as a serializable node graph), [`regions`]
+//! 3. **Fields**: [`density`] (the density stack as a serializable node graph), [`edits`]
+//!    (terrain edits over the procedural height: brushes, pads, paths), [`regions`]
 //!    (Voronoi regions), [`climate`], [`cover`] (what grows: tree species, scatter layers),
 //!    [`biomes`] (the biome table) and [`multi_noise`] (a multi-noise biome source in the style
 //!    of Minecraft 1.18+, and its exact nearest-box lookup).
@@ -54,6 +55,7 @@ pub mod biomes;
 pub mod climate;
 pub mod cover;
 pub mod density;
+pub mod edits;
 pub mod multi_noise;
 pub mod regions;
 // Terrain: heights and the climate over them, before rivers.

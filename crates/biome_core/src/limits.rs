@@ -92,6 +92,21 @@ pub const BANK_HEIGHT: RangeInclusive<f64> = 0.0..=50.0;
 pub const MEANDER: RangeInclusive<f64> = 0.0..=0.45;
 /// Scatter spacing, world units.
 pub const SCATTER_SPACING: RangeInclusive<f64> = 0.5..=1000.0;
+/// Where terrain edits may stand, world units: inside [`COORDINATE`] with room for their reach.
+pub const EDIT_COORDINATE: RangeInclusive<f64> = -140_000_000_000_000.0..=140_000_000_000_000.0;
+/// Radii, half sizes and widths of terrain edits, world units.
+pub const EDIT_RADIUS: RangeInclusive<f64> = 0.5..=5000.0;
+/// Heights and raise amounts of terrain edits, world units.
+pub const EDIT_HEIGHT: RangeInclusive<f64> = -100_000.0..=100_000.0;
+/// Skirts of pads and paths, world units.
+pub const EDIT_SKIRT: RangeInclusive<f64> = 0.0..=5000.0;
+/// Points of one path.
+pub const MAX_PATH_POINTS: usize = 256;
+/// Terrain edits in one set.
+pub const MAX_EDITS: usize = 100_000;
+/// Index entries (an edit per 64-unit cell its bounds meet) of one edit set: its memory, about
+/// 50 bytes an entry at most, stays under 50 MiB.
+pub const MAX_EDIT_CELLS: u64 = 1_000_000;
 /// Scatter layers in one world: each is a search of its own per chunk.
 pub const MAX_SCATTER_LAYERS: usize = 16;
 /// Height rules of a scatter layer, world units.

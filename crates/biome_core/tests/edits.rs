@@ -1,0 +1,275 @@
+//! Terrain edits (issue 24, step 1): the index finds exactly what applying every edit in order
+//! finds, nothing changes outside an edit's bounds, edits are continuous where their skirts and
+//! falloffs say, pads and paths hold their heights, and bad edits are refused by field.
+
+use biome_core::edits::{BrushOp, EditSet, EditShape};
+use biome_core::limits;
+
+/// The ground before edits: anything smooth will do (a bumpy bowl).
+fn ground(x: f64, z: f64) -> f64 {
+    let wave = |v: f64| {
+        let t = (v * 0.01).rem_euclid(2.0) - 1.0;
+        t * t * (3.0 - 2.0 * t.abs())
+    };
+    10.0 + 8.0 * wave(x) * wave(z * 1.3) + (x * x + z * z) * 1e-5
+}
+
+/// A small deterministic generator of numbers in `[0, 1)` (splitmix64).
+struct Draws(u64);
+
+impl Draws {
+    fn next(&mut self) -> f64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    fn within(&mut self, low: f64, high: f64) -> f64 {
+        low + (high - low) * self.next()
+    }
+}
+
+/// Random edits of every shape over a 2 km square.
+fn random_edits(draws: &mut Draws, count: usize) -> Vec<EditShape> {
+    (0..count)
+        .map(|k| {
+            let center = [draws.within(-1000.0, 1000.0), draws.within(-1000.0, 1000.0)];
+            match k % 4 {
+                0 => EditShape::Brush {
+                    center,
+                    radius: draws.within(2.0, 80.0),
+                    falloff: draws.next(),
+                    op: BrushOp::Raise(draws.within(-20.0, 20.0)),
+                },
+                1 => EditShape::Brush {
+                    center,
+                    radius: draws.within(2.0, 80.0),
+                    falloff: draws.next(),
+                    op: BrushOp::Flatten(draws.within(-5.0, 40.0)),
+                },
+                2 => EditShape::Pad {
+                    center,
+                    half_size: [draws.within(1.0, 40.0), draws.within(1.0, 40.0)],
+                    height: draws.within(0.0, 30.0),
+                    skirt: draws.within(0.0, 30.0),
+                },
+                _ => EditShape::Path {
+                    points: (0..4)
+                        .map(|_| {
+                            [
+                                center[0] + draws.within(-150.0, 150.0),
+                                draws.within(0.0, 30.0),
+                                center[1] + draws.within(-150.0, 150.0),
+                            ]
+                        })
+                        .collect(),
+                    width: draws.within(2.0, 12.0),
+                    skirt: draws.within(0.0, 20.0),
+                },
+            }
+        })
+        .collect()
+}
+
+/// The set's indexed answer is, bit for bit, every edit applied in order (the brute-force
+/// oracle), and outside every edit's bounds the ground is untouched.
+#[test]
+fn the_index_gives_every_edit_in_order() {
+    let mut draws = Draws(7);
+    let edits = random_edits(&mut draws, 400);
+    let set = EditSet::new(edits.clone()).expect("valid edits");
+    let mut changed = 0;
+    for _ in 0..20_000 {
+        let (x, z) = (draws.within(-1200.0, 1200.0), draws.within(-1200.0, 1200.0));
+        let before = ground(x, z);
+        let brute = edits.iter().fold(before, |h, edit| edit.apply(x, z, h));
+        let indexed = set.height_at(x, z, before);
+        assert_eq!(indexed.to_bits(), brute.to_bits(), "at ({x}, {z})");
+        assert!(indexed.is_finite());
+        let inside = edits.iter().any(|edit| {
+            let [low, high] = edit.bounds();
+            (low[0]..=high[0]).contains(&x) && (low[1]..=high[1]).contains(&z)
+        });
+        if !inside {
+            assert_eq!(
+                indexed.to_bits(),
+                before.to_bits(),
+                "changed outside at ({x}, {z})"
+            );
+        }
+        changed += usize::from(indexed != before);
+    }
+    assert!(changed > 2000, "only {changed} points changed");
+    // A rectangle no edit touches keeps every height; touched ones are found.
+    let (mut untouched, mut touched) = (0, 0);
+    for _ in 0..400 {
+        let min = [draws.within(-1300.0, 1300.0), draws.within(-1300.0, 1300.0)];
+        let max = [min[0] + 20.0, min[1] + 20.0];
+        if set.touches(min, max) {
+            touched += 1;
+            continue;
+        }
+        untouched += 1;
+        for k in 0..25 {
+            let (x, z) = (
+                min[0] + f64::from(k % 5) * 5.0,
+                min[1] + f64::from(k / 5) * 5.0,
+            );
+            assert_eq!(set.height_at(x, z, ground(x, z)), ground(x, z));
+        }
+    }
+    assert!(
+        untouched > 10 && touched > 10,
+        "{untouched} untouched, {touched} touched"
+    );
+}
+
+/// Edits with a skirt or falloff are continuous: two points a millimetre apart differ by no
+/// more than the steepest slope the edit can make times that millimetre.
+#[test]
+fn edits_with_skirts_are_continuous() {
+    let edits = vec![
+        EditShape::Brush {
+            center: [0.0, 0.0],
+            radius: 40.0,
+            falloff: 0.5,
+            op: BrushOp::Raise(12.0),
+        },
+        EditShape::Pad {
+            center: [30.0, 0.0],
+            half_size: [10.0, 6.0],
+            height: 25.0,
+            skirt: 8.0,
+        },
+        EditShape::Path {
+            points: vec![[-60.0, 5.0, -60.0], [0.0, 15.0, 10.0], [60.0, 5.0, 40.0]],
+            width: 6.0,
+            skirt: 10.0,
+        },
+    ];
+    let set = EditSet::new(edits).unwrap();
+    let step = 1e-3;
+    let mut worst: f64 = 0.0;
+    for i in -1000..1000 {
+        for j in (-1000..1000).step_by(7) {
+            let (x, z) = (f64::from(i) * 0.1, f64::from(j) * 0.1);
+            let here = set.height_at(x, z, ground(x, z));
+            let east = set.height_at(x + step, z, ground(x + step, z));
+            worst = worst.max((east - here).abs() / step);
+        }
+    }
+    // The steepest: a 25-unit pad over an 8-unit skirt (smoothstep's slope is 1.5 / width).
+    assert!(
+        worst < 25.0 * 1.5 / 8.0 * 1.5,
+        "a slope of {worst} per unit: a seam"
+    );
+}
+
+/// A pad is flat at its height on its rectangle; a path follows its grade along its centre line;
+/// a flatten brush reaches its height at its centre; later edits apply over earlier ones.
+#[test]
+fn pads_and_paths_hold_their_heights() {
+    let pad = EditShape::Pad {
+        center: [100.0, -50.0],
+        half_size: [12.0, 8.0],
+        height: 33.0,
+        skirt: 5.0,
+    };
+    for (x, z) in [(100.0, -50.0), (88.0, -42.0), (111.9, -57.9)] {
+        assert_eq!(pad.apply(x, z, ground(x, z)), 33.0);
+    }
+    let cliff = EditShape::Pad {
+        center: [100.0, -50.0],
+        half_size: [12.0, 8.0],
+        height: 33.0,
+        skirt: 0.0,
+    };
+    assert_eq!(
+        cliff.apply(100.0, -50.0, 0.0),
+        33.0,
+        "a pad without a skirt is still a pad"
+    );
+    assert_eq!(cliff.apply(112.5, -50.0, 1.0), 1.0);
+    let road = EditShape::Path {
+        points: vec![[0.0, 10.0, 0.0], [100.0, 20.0, 0.0]],
+        width: 4.0,
+        skirt: 3.0,
+    };
+    for k in 0..=10 {
+        let x = f64::from(k) * 10.0;
+        let h = road.apply(x, 1.5, ground(x, 1.5));
+        assert!((h - (10.0 + x / 10.0)).abs() < 1e-12, "{h} at {x}");
+    }
+    let flatten = EditShape::Brush {
+        center: [0.0, 0.0],
+        radius: 10.0,
+        falloff: 0.3,
+        op: BrushOp::Flatten(-4.0),
+    };
+    assert_eq!(flatten.apply(0.0, 0.0, 50.0), -4.0);
+    let raise = EditShape::Brush {
+        center: [0.0, 0.0],
+        radius: 10.0,
+        falloff: 0.3,
+        op: BrushOp::Raise(6.0),
+    };
+    let set = EditSet::new(vec![flatten.clone(), raise.clone()]).unwrap();
+    assert_eq!(set.height_at(0.0, 0.0, 50.0), 2.0, "flattened, then raised");
+    let other = EditSet::new(vec![raise, flatten]).unwrap();
+    assert_eq!(
+        other.height_at(0.0, 0.0, 50.0),
+        -4.0,
+        "raised, then flattened"
+    );
+}
+
+/// NaN, infinite or huge values, edits beyond the world's coordinates, degenerate paths and
+/// too many edits are refused, each naming its field.
+#[test]
+fn bad_edits_are_refused_by_field() {
+    let brush = |radius: f64, center: [f64; 2]| EditShape::Brush {
+        center,
+        radius,
+        falloff: 0.5,
+        op: BrushOp::Raise(1.0),
+    };
+    let field = |edits: Vec<EditShape>| EditSet::new(edits).expect_err("refused").field;
+    assert_eq!(
+        field(vec![brush(1.0, [0.0; 2]), brush(f64::NAN, [0.0; 2])]),
+        "edits[1].radius"
+    );
+    assert_eq!(field(vec![brush(1e9, [0.0; 2])]), "edits[0].radius");
+    assert_eq!(
+        field(vec![brush(1.0, [f64::INFINITY, 0.0])]),
+        "edits[0].center[0]"
+    );
+    assert_eq!(field(vec![brush(1.0, [0.0, 1e15])]), "edits[0].center[1]");
+    let path = |points: Vec<[f64; 3]>| EditShape::Path {
+        points,
+        width: 4.0,
+        skirt: 1.0,
+    };
+    assert_eq!(field(vec![path(vec![[0.0; 3]])]), "edits[0].points");
+    assert_eq!(
+        field(vec![path(vec![[0.0, 1.0, 0.0], [0.0, 5.0, 0.0]])]),
+        "edits[0].points[1]"
+    );
+    assert_eq!(
+        field(vec![path(vec![[0.0; 3], [1.0, f64::NAN, 1.0]])]),
+        "edits[0].points[1][1]"
+    );
+    let pad = EditShape::Pad {
+        center: [0.0; 2],
+        half_size: [4.0, -1.0],
+        height: 1.0,
+        skirt: 1.0,
+    };
+    assert_eq!(field(vec![pad]), "edits[0].half_size[1]");
+    let many = vec![brush(1.0, [0.0; 2]); limits::MAX_EDITS + 1];
+    assert_eq!(field(many), "edits");
+    // Wide edits are refused once their index would pass its bound.
+    let wide = vec![brush(5000.0, [0.0; 2]); 200];
+    assert!(field(wide).starts_with("edits["));
+}
