@@ -4,15 +4,19 @@
 //! height before it, so heights with edits stay a pure function of the position: any node
 //! builds alone and joins its neighbours. An [`EditSet`] keeps the edits in a grid index, so a
 //! point pays only for the edits whose footprint reaches it. These are the primitives and their
-//! index; the generator does not read an edit set yet (meshes, colliders, queries, water and
-//! scatter seeing them come next), so today they serve tools that work on heights directly.
+//! index; [`crate::WorldGenerator::with_edits`] lays a set over a world, and then every height,
+//! sample, node, tree and scattered object sees it.
 //!
 //! - [`EditShape::Brush`]: a disc that raises (or, negative, lowers) the ground, or flattens it
 //!   to a height, full strength inside and fading over its falloff;
 //! - [`EditShape::Pad`]: a flat rectangle at a height (a building site, a camp) with a sloped
 //!   skirt down (or up) to the ground around it;
 //! - [`EditShape::Path`]: a road along a polyline of points with heights, cut and filled to the
-//!   grade between them across its width, with a skirt on each side.
+//!   grade between them across its width, with a skirt on each side;
+//! - [`EditShape::Clearing`]: a disc where nothing grows and nothing is scattered, the height
+//!   untouched.
+//!
+//! Pads clear their rectangle and paths their width the same way ([`EditSet::clears`]).
 
 use serde::{Deserialize, Serialize};
 
@@ -65,6 +69,13 @@ pub enum EditShape {
         /// World units.
         skirt: f64,
     },
+    /// A disc around `center` (world `x, z`) of `radius` with no trees and no scattered objects.
+    Clearing {
+        /// World `(x, z)`.
+        center: [f64; 2],
+        /// World units.
+        radius: f64,
+    },
 }
 
 impl EditShape {
@@ -72,7 +83,7 @@ impl EditShape {
     #[must_use]
     pub fn bounds(&self) -> [[f64; 2]; 2] {
         match self {
-            Self::Brush { center, radius, .. } => [
+            Self::Brush { center, radius, .. } | Self::Clearing { center, radius } => [
                 [center[0] - radius, center[1] - radius],
                 [center[0] + radius, center[1] + radius],
             ],
@@ -154,6 +165,23 @@ impl EditShape {
                 let weight = 1.0 - smoothstep(half, half + skirt, distance);
                 ground + (grade - ground) * weight
             }
+            Self::Clearing { .. } => ground,
+        }
+    }
+
+    /// Whether nothing grows or is scattered at `(x, z)`: on a pad's rectangle, within a path's
+    /// width, inside a clearing.
+    #[must_use]
+    pub fn clears(&self, x: f64, z: f64) -> bool {
+        match self {
+            Self::Brush { .. } => false,
+            Self::Pad {
+                center, half_size, ..
+            } => (x - center[0]).abs() <= half_size[0] && (z - center[1]).abs() <= half_size[1],
+            Self::Path { points, width, .. } => {
+                nearest_on_path(points, x, z).is_some_and(|(distance, _)| distance <= width / 2.0)
+            }
+            Self::Clearing { center, radius } => hypot(x - center[0], z - center[1]) <= *radius,
         }
     }
 
@@ -226,6 +254,11 @@ impl EditShape {
                 check.range_in("width", *width, &limits::EDIT_RADIUS, " world units")?;
                 check.range_in("skirt", *skirt, &limits::EDIT_SKIRT, " world units")
             }
+            Self::Clearing { center, radius } => {
+                coordinate(check, "center[0]", center[0])?;
+                coordinate(check, "center[1]", center[1])?;
+                check.range_in("radius", *radius, &limits::EDIT_RADIUS, " world units")
+            }
         }
     }
 }
@@ -284,24 +317,58 @@ impl EditSet {
         &self.edits
     }
 
-    /// The height at `(x, z)` with every edit applied in order over `ground`.
+    /// Whether there are no edits.
     #[must_use]
-    pub fn height_at(&self, x: f64, z: f64, ground: f64) -> f64 {
-        let cell = [cell_of(x), cell_of(z)];
-        self.cells.get(&cell).map_or(ground, |edits| {
-            edits.iter().fold(ground, |height, &k| {
-                self.edits[k as usize].apply(x, z, height)
-            })
+    pub fn is_empty(&self) -> bool {
+        self.edits.is_empty()
+    }
+
+    /// The edits, in order, whose bounds hold `(x, z)`.
+    fn reaching(&self, x: f64, z: f64) -> impl Iterator<Item = &EditShape> {
+        let cell = self.cells.get(&[cell_of(x), cell_of(z)]);
+        cell.into_iter().flatten().filter_map(move |&k| {
+            let edit = &self.edits[k as usize];
+            let [low, high] = edit.bounds();
+            // Outside its bounds an edit gives the height back as it was: skipping it is exact.
+            (low[0] <= x && x <= high[0] && low[1] <= z && z <= high[1]).then_some(edit)
         })
     }
 
-    /// Whether any edit may change a height in `[min.x, max.x] × [min.z, max.z]` (what a rebuild
-    /// after new edits needs to know).
+    /// The height at `(x, z)` with every edit applied in order over `ground`.
+    #[must_use]
+    pub fn height_at(&self, x: f64, z: f64, ground: f64) -> f64 {
+        self.reaching(x, z)
+            .fold(ground, |height, edit| edit.apply(x, z, height))
+    }
+
+    /// Whether an edit clears `(x, z)` of trees and scattered objects ([`EditShape::clears`]).
+    #[must_use]
+    pub fn clears(&self, x: f64, z: f64) -> bool {
+        self.reaching(x, z).any(|edit| edit.clears(x, z))
+    }
+
+    /// Whether any edit may change a height, or clear the ground, in
+    /// `[min.x, max.x] × [min.z, max.z]` (which nodes a change of edits rebuilds).
     #[must_use]
     pub fn touches(&self, min: [f64; 2], max: [f64; 2]) -> bool {
-        self.edits.iter().any(|edit| {
+        let meets = |edit: &EditShape| {
             let [low, high] = edit.bounds();
             low[0] <= max[0] && high[0] >= min[0] && low[1] <= max[1] && high[1] >= min[1]
+        };
+        let (first, last) = (
+            [cell_of(min[0]), cell_of(min[1])],
+            [cell_of(max[0]), cell_of(max[1])],
+        );
+        let side = |axis: usize| (i128::from(last[axis]) - i128::from(first[axis]) + 1).max(0);
+        if side(0) * side(1) > self.edits.len() as i128 {
+            return self.edits.iter().any(meets);
+        }
+        (first[1]..=last[1]).any(|cz| {
+            (first[0]..=last[0]).any(|cx| {
+                self.cells
+                    .get(&[cx, cz])
+                    .is_some_and(|edits| edits.iter().any(|&k| meets(&self.edits[k as usize])))
+            })
         })
     }
 }

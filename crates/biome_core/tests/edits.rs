@@ -2,8 +2,10 @@
 //! finds, nothing changes outside an edit's bounds, edits are continuous where their skirts and
 //! falloffs say, pads and paths hold their heights, and bad edits are refused by field.
 
+use std::sync::Arc;
+
 use biome_core::edits::{BrushOp, EditSet, EditShape};
-use biome_core::limits;
+use biome_core::{ChunkCoord, ChunkLayout, Surface, WorldGenerator, WorldSettings, limits};
 
 /// The ground before edits: anything smooth will do (a bumpy bowl).
 fn ground(x: f64, z: f64) -> f64 {
@@ -272,4 +274,174 @@ fn bad_edits_are_refused_by_field() {
     // Wide edits are refused once their index would pass its bound.
     let wide = vec![brush(5000.0, [0.0; 2]); 200];
     assert!(field(wide).starts_with("edits["));
+}
+
+/// Everything reads the edited ground: heights, samples, chunk vertices and height grids agree
+/// on a pad's height; away from the edits every height keeps its bits; a trench dug below sea
+/// level is water; trees and scattered objects stand on the edited ground and none on a pad,
+/// a road or a clearing.
+#[test]
+fn the_world_sees_its_edits() {
+    let layout = ChunkLayout::default();
+    let plain = WorldGenerator::default();
+    // Trees and grass of the plain world near the origin pick where to clear.
+    let (min, max) = ([-600.0, -600.0], [600.0, 600.0]);
+    let trees = plain.trees_in_rect(min, max);
+    assert!(trees.len() > 50, "{} trees", trees.len());
+    let [tx, _, tz] = trees[0].position;
+    let grass = plain.settings().scatter.layer_index("grass").unwrap();
+    let tufts = plain
+        .scatter_in_rect(grass, [-300.0; 2], [300.0; 2])
+        .unwrap();
+    let [px, _, pz] = tufts[tufts.len() / 2].position;
+    // Dry land for a trench.
+    let (dx, dz) = (0..400)
+        .map(|k| {
+            (
+                f64::from(k % 20) * 55.0 - 500.0,
+                f64::from(k / 20) * 55.0 - 500.0,
+            )
+        })
+        .find(|&(x, z)| (8.0..60.0).contains(&plain.height_at(x, z)))
+        .expect("dry land near the origin");
+    let edited = edited_over(
+        &plain,
+        vec![
+            EditShape::Clearing {
+                center: [tx, tz],
+                radius: 30.0,
+            },
+            EditShape::Pad {
+                center: [px, pz],
+                half_size: [20.0, 12.0],
+                height: 70.0,
+                skirt: 15.0,
+            },
+            EditShape::Brush {
+                center: [dx, dz],
+                radius: 12.0,
+                falloff: 0.5,
+                op: BrushOp::Flatten(-6.0),
+            },
+        ],
+    );
+    // Heights and samples.
+    assert_eq!(edited.height_at(px, pz), 70.0);
+    assert_eq!(edited.sample(px + 19.0, pz - 11.0).height, 70.0);
+    assert_eq!(edited.height_at(dx, dz), -6.0);
+    assert!(
+        edited.sample(dx, dz).surface.is_water(),
+        "a trench below the sea fills"
+    );
+    for (x, z) in [(tx + 300.0, tz), (px, pz + 200.0), (5000.0, -3000.0)] {
+        assert_eq!(
+            edited.height_at(x, z).to_bits(),
+            plain.height_at(x, z).to_bits()
+        );
+    }
+    // The chunk under the pad: every vertex on it is at its height, every vertex is the
+    // generator's height there, and the physics grid agrees.
+    let coord = ChunkCoord::containing(px, pz, &layout);
+    let chunk = edited.build_chunk(coord, &layout).unwrap();
+    let mut on_pad = 0;
+    for k in 0..chunk.positions.len() {
+        let [x, y, z] = chunk.world_position(k);
+        assert_eq!(
+            y as f32,
+            edited.height_at(x, z) as f32,
+            "vertex at ({x}, {z})"
+        );
+        if (x - px).abs() <= 20.0 && (z - pz).abs() <= 12.0 {
+            assert_eq!(y, 70.0);
+            on_pad += 1;
+        }
+    }
+    assert!(on_pad > 20, "{on_pad} vertices on the pad");
+    let grid = edited
+        .chunk_heights(coord, &layout, &std::sync::atomic::AtomicBool::new(false))
+        .unwrap();
+    assert_eq!(grid.height_at(px, pz), 70.0);
+    // Trees: none on the pad or in the clearing, all on the edited ground; away from every
+    // edit's bounds (by more than the metre over which the slope is measured) as before.
+    let after = edited.trees_in_rect(min, max);
+    let cleared = |p: [f64; 3]| {
+        (p[0] - tx) * (p[0] - tx) + (p[2] - tz) * (p[2] - tz) <= 900.0
+            || ((p[0] - px).abs() <= 20.0 && (p[2] - pz).abs() <= 12.0)
+    };
+    assert!(after.iter().all(|t| !cleared(t.position)));
+    assert!(after.len() < trees.len());
+    for tree in &after {
+        let [x, y, z] = tree.position;
+        assert_eq!(y, edited.height_at(x, z));
+    }
+    let reached = |p: &[f64; 3]| {
+        edited.edits().edits().iter().any(|edit| {
+            let [low, high] = edit.bounds();
+            (low[0] - 1.0..=high[0]).contains(&p[0]) && (low[1] - 1.0..=high[1]).contains(&p[2])
+        })
+    };
+    let away = |list: &[biome_core::Tree]| -> Vec<biome_core::Tree> {
+        list.iter()
+            .filter(|t| !reached(&t.position))
+            .cloned()
+            .collect()
+    };
+    assert!(
+        away(&trees) == away(&after),
+        "trees away from the edits moved"
+    );
+    // Grass: the same, around the pad.
+    let (gmin, gmax) = ([px - 60.0, pz - 60.0], [px + 60.0, pz + 60.0]);
+    let before = plain.scatter_in_rect(grass, gmin, gmax).unwrap();
+    let now = edited.scatter_in_rect(grass, gmin, gmax).unwrap();
+    assert!(
+        before.iter().any(|o| cleared(o.position)),
+        "grass on the pad's site"
+    );
+    assert!(now.iter().all(|o| !cleared(o.position)));
+    for o in &now {
+        assert_eq!(
+            o.position[1],
+            edited.height_at(o.position[0], o.position[2])
+        );
+    }
+}
+
+/// A pad over a river stops its water there; a trench cut into the channel below its water keeps
+/// it: the water a node draws follows the edited ground.
+#[test]
+fn river_water_follows_the_edited_ground() {
+    let text = include_str!("../../../assets/presets/rivers.ron");
+    let plain = WorldGenerator::new(WorldSettings::from_ron(text).unwrap()).unwrap();
+    let (x, z, water) = plain
+        .river_courses([-3000.0, -3000.0], [3000.0, 3000.0])
+        .iter()
+        .flat_map(|course| course.points.iter())
+        .find_map(|&[x, z]| plain.river_water_at(x, z).map(|w| (x, z, w)))
+        .expect("a river near the origin");
+    let pad = EditShape::Pad {
+        center: [x, z],
+        half_size: [15.0, 15.0],
+        height: water + 4.0,
+        skirt: 10.0,
+    };
+    let dug = EditShape::Brush {
+        center: [x, z],
+        radius: 3.0,
+        falloff: 0.5,
+        op: BrushOp::Raise(-2.0),
+    };
+    let filled = edited_over(&plain, vec![pad]);
+    assert_eq!(filled.river_water_at(x, z), None);
+    assert_ne!(filled.sample(x, z).surface, Surface::River);
+    let deeper = edited_over(&plain, vec![dug]);
+    assert!(deeper.height_at(x, z) < plain.height_at(x, z));
+    assert!(deeper.river_water_at(x, z).is_some());
+}
+
+/// `plain`'s world with `edits`.
+fn edited_over(plain: &WorldGenerator, edits: Vec<EditShape>) -> WorldGenerator {
+    plain
+        .clone()
+        .with_edits(Arc::new(EditSet::new(edits).unwrap()))
 }

@@ -4,7 +4,10 @@
 //! shared vertices carry the coarse normals and colours).
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
+
+use biome_core::edits::{BrushOp, EditSet, EditShape};
 
 use biome_core::{ChunkCoord, ChunkData, ChunkLayout, MeshStyle, NodeCoord, Stitch};
 use biome_core::{WorldGenerator, WorldSettings};
@@ -34,6 +37,62 @@ fn rivers(seed: i64) -> WorldGenerator {
     let mut settings = WorldSettings::from_ron(text).unwrap();
     settings.seed = seed;
     WorldGenerator::new(settings).unwrap()
+}
+
+/// `generator`'s world with edits across the edge between `node` and its neighbour across
+/// `side` (and so across the coarse neighbour's edge too): a pad on the edge, a raising brush on
+/// a corner and a road crossing it, sized to the node so coarse levels carry them too.
+fn edited_across(
+    generator: WorldGenerator,
+    node: NodeCoord,
+    layout: &ChunkLayout,
+    side: usize,
+) -> WorldGenerator {
+    let size = node.size(layout);
+    let [x0, z0] = node.origin(layout);
+    let (_, [dx, dz]) = SIDES[side];
+    // The middle of the shared edge, and its first corner.
+    let edge_mid = [
+        x0 + size * (0.5 + 0.5 * f64::from(dx)),
+        z0 + size * (0.5 + 0.5 * f64::from(dz)),
+    ];
+    let corner = [
+        x0 + size * f64::from(dx.max(0)),
+        z0 + size * f64::from(dz.max(0)),
+    ];
+    let reach = (size * 0.3).min(4000.0);
+    let edits = vec![
+        EditShape::Pad {
+            center: edge_mid,
+            half_size: [reach * 0.4, reach * 0.3],
+            height: 40.0,
+            skirt: reach * 0.5,
+        },
+        EditShape::Brush {
+            center: corner,
+            radius: reach,
+            falloff: 0.6,
+            op: BrushOp::Raise(-25.0),
+        },
+        EditShape::Path {
+            points: vec![
+                [
+                    edge_mid[0] - size * f64::from(dx) * 0.4 - reach,
+                    5.0,
+                    edge_mid[1] - reach,
+                ],
+                [edge_mid[0], 12.0, edge_mid[1] + size * f64::from(dz) * 0.1],
+                [
+                    edge_mid[0] + size * f64::from(dx) * 0.4 + reach,
+                    20.0,
+                    edge_mid[1] + reach,
+                ],
+            ],
+            width: (reach * 0.1).max(1.0),
+            skirt: reach * 0.2,
+        },
+    ];
+    generator.with_edits(Arc::new(EditSet::new(edits).unwrap()))
 }
 
 fn layout(tiles: u32) -> ChunkLayout {
@@ -238,10 +297,11 @@ fn a_flagged_corner_takes_the_diagonal_coarse_normal() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 80, ..ProptestConfig::default() })]
 
-    /// Random nodes at levels 0 to 8, near and far, in the default world, the eroded one and
-    /// the one with rivers (carved to the level their width allows, bare beyond): stitched
+    /// Random nodes at levels 0 to 8, near and far, in the default world, the eroded one, the
+    /// one with rivers (carved to the level their width allows, bare beyond) and the default
+    /// one with a pad, a brush and a road across the edge in question: stitched
     /// along a side to their coarser neighbour, they meet it exactly; unstitched, they share
     /// their edges with same-level neighbours bit for bit.
     #[test]
@@ -252,15 +312,16 @@ proptest! {
         side in 0usize..4,
         tiles in prop_oneof![Just(64u32), (1u32..=20).prop_map(|h| h * 2)],
         seed in -100i64..100,
-        world in 0u8..3,
+        world in 0u8..4,
     ) {
-        let (generator, level) = match world {
-            0 => (generator(seed), level),
-            1 => (eroded(seed), level),
-            _ => (rivers(seed), level),
-        };
         let layout = layout(tiles);
         let fine_node = NodeCoord::new(level, x, z);
+        let generator = match world {
+            0 => generator(seed),
+            1 => eroded(seed),
+            2 => rivers(seed),
+            _ => edited_across(generator(seed), fine_node, &layout, side),
+        };
         if let Some(coarse_node) = coarse_neighbour(fine_node, side) {
             let mut stitch = Stitch::NONE;
             stitch.sides[side] = true;

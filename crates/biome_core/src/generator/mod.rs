@@ -20,6 +20,7 @@ use crate::check::SettingsError;
 use crate::coords::clamp_coordinate;
 use crate::cover::WaterRule;
 use crate::density::{DensityField, Sites};
+use crate::edits::EditSet;
 use crate::limits;
 use crate::math::smoothstep;
 use crate::multi_noise::{BiomeBoxIndex, ClimatePoint};
@@ -118,6 +119,8 @@ pub struct WorldGenerator {
     biome_lookup: BiomeLookup,
     /// The river network, shared by clones (its tile cache only saves work).
     rivers: Option<Arc<Rivers>>,
+    /// Terrain edits over the procedural height, after the rivers.
+    edits: Arc<EditSet>,
 }
 
 /// [`BiomeSource`] compiled: how the generator picks a region's biome.
@@ -200,7 +203,23 @@ impl WorldGenerator {
             forests: Simplex::new(seed + seed_offsets::FORESTS),
             palette,
             settings,
+            edits: Arc::default(),
         })
+    }
+
+    /// This world with `edits` laid over its ground (in place of any before): every height,
+    /// sample, node, tree and scattered object sees them. Cheap: the noise tables are shared
+    /// or copied, nothing is compiled again.
+    #[must_use]
+    pub fn with_edits(mut self, edits: Arc<EditSet>) -> Self {
+        self.edits = edits;
+        self
+    }
+
+    /// The edits laid over the ground ([`WorldGenerator::with_edits`]).
+    #[must_use]
+    pub fn edits(&self) -> &Arc<EditSet> {
+        &self.edits
     }
 
     /// The settings this world was built from.
@@ -230,18 +249,46 @@ impl WorldGenerator {
     }
 
     /// The terrain's value at a point inside [`crate::limits::COORDINATE`]: the density stack's,
-    /// with the rivers carved in.
+    /// with the rivers carved in and the edits laid over.
     fn terrain_value(&self, x: f64, z: f64) -> f64 {
         let mut value = [self.terrain.density.value(x, z, &self.terrain.regions)];
         if let Some(rivers) = &self.rivers {
             rivers.carve(&self.terrain, &[x], &[z], 0.0, &mut value);
         }
+        self.edit_values(&[x], &[z], &mut value);
         value[0]
+    }
+
+    /// Lays the edits over the terrain values `out` at `(xs[k], zs[k])`. A value no edit changes
+    /// keeps its bits; a changed one stays within [`limits::HEIGHT`].
+    fn edit_values(&self, xs: &[f64], zs: &[f64], out: &mut [f64]) {
+        if self.edits.is_empty() || xs.is_empty() {
+            return;
+        }
+        let bounds = |values: &[f64]| {
+            values
+                .iter()
+                .fold([f64::INFINITY, f64::NEG_INFINITY], |[lo, hi], &v| {
+                    [lo.min(v), hi.max(v)]
+                })
+        };
+        let ([x0, x1], [z0, z1]) = (bounds(xs), bounds(zs));
+        if !self.edits.touches([x0, z0], [x1, z1]) {
+            return;
+        }
+        let scale = self.settings.terrain.height_scale;
+        for ((&x, &z), value) in xs.iter().zip(zs).zip(out) {
+            let ground = *value * scale;
+            let edited = self.edits.height_at(x, z, ground);
+            if edited != ground {
+                *value = edited.clamp(*limits::HEIGHT.start(), *limits::HEIGHT.end()) / scale;
+            }
+        }
     }
 
     /// The terrain at every `(xs[k], zs[k])` (inside [`crate::limits::COORDINATE`]), written to
     /// `out`: the density stack's values with the batch paths, with the rivers carved in unless
-    /// `rivers` omits them.
+    /// `rivers` omits them, and the edits laid over.
     pub(crate) fn terrain_values(
         &self,
         xs: &[f64],
@@ -254,6 +301,7 @@ impl WorldGenerator {
         if let (Some(network), RiverDetail::Carved { min_half_width }) = (&self.rivers, rivers) {
             network.carve(&self.terrain, xs, zs, min_half_width, out);
         }
+        self.edit_values(xs, zs, out);
     }
 
     /// What the rivers are at every `(xs[k], zs[k])` whose terrain, read with `rivers`, is

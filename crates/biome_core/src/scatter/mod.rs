@@ -604,7 +604,7 @@ pub(crate) fn scatter_in(
 }
 
 /// The placed candidates standing on the terrain, without those on ground the layer's rules
-/// leave bare.
+/// leave bare or an edit clears.
 fn stand(generator: &WorldGenerator, layer: usize, chosen: &[(Key, Candidate)]) -> Vec<Scattered> {
     let settings = generator.settings();
     let rules = &settings.scatter.layers[layer];
@@ -622,7 +622,8 @@ fn stand(generator: &WorldGenerator, layer: usize, chosen: &[(Key, Candidate)]) 
             let height = ground.density * height_scale;
             let low = rules.min_height.is_some_and(|min| height < min);
             let high = rules.max_height.is_some_and(|max| height > max);
-            if (snow && !rules.on_snow) || low || high {
+            let cleared = generator.edits().clears(c.p[0], c.p[1]);
+            if (snow && !rules.on_snow) || low || high || cleared {
                 return None;
             }
             let shape = mix(c.shape ^ 4);

@@ -105,7 +105,9 @@ pub(crate) fn trees_in(
             let offset = |salt| (unit(hash_cell(seed, cx, cz, salt)) - 0.5) * trees.jitter;
             let x = (cx as f64 + 0.5 + offset(salt::TREE_X)) * trees.spacing;
             let z = (cz as f64 + 0.5 + offset(salt::TREE_Z)) * trees.spacing;
-            if !((min[0]..max[0]).contains(&x) && (min[1]..max[1]).contains(&z)) {
+            if !((min[0]..max[0]).contains(&x) && (min[1]..max[1]).contains(&z))
+                || generator.edits().clears(x, z)
+            {
                 continue;
             }
             let forest = fbm(
