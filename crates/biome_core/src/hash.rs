@@ -10,6 +10,15 @@ pub(crate) fn mix(mut z: u64) -> u64 {
     z ^ (z >> 31)
 }
 
+/// FNV-1a of `bytes`: a hash every platform and release agrees on, for names that seed and for
+/// file checks.
+#[must_use]
+pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
 /// A hash of `(seed, x, z)` for one purpose, `salt`: different salts give unrelated values.
 #[inline]
 #[must_use]

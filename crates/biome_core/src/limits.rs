@@ -104,6 +104,8 @@ pub const EDIT_SKIRT: RangeInclusive<f64> = 0.0..=5000.0;
 pub const MAX_PATH_POINTS: usize = 256;
 /// Terrain edits in one set.
 pub const MAX_EDITS: usize = 100_000;
+/// Bytes of one edit file: a hundred thousand brushes take about 5 MB.
+pub const MAX_EDIT_FILE_BYTES: u64 = 64 << 20;
 /// Index entries (an edit per 64-unit cell its bounds meet) of one edit set: its memory, about
 /// 50 bytes an entry at most, stays under 50 MiB.
 pub const MAX_EDIT_CELLS: u64 = 1_000_000;

@@ -69,9 +69,7 @@ impl ShortName {
     /// A hash of the name that every platform and release agrees on (FNV-1a), for seeding.
     #[must_use]
     pub(crate) fn stable_hash(&self) -> u64 {
-        self.as_str().bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
-            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-        })
+        crate::hash::fnv1a(self.as_str().as_bytes())
     }
 }
 

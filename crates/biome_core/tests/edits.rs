@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use biome_core::edits::{BrushOp, EditSet, EditShape};
+use biome_core::edits::{BrushOp, EditFileError, EditLog, EditSet, EditShape};
 use biome_core::{ChunkCoord, ChunkLayout, Surface, WorldGenerator, WorldSettings, limits};
 
 /// The ground before edits: anything smooth will do (a bumpy bowl).
@@ -444,4 +444,165 @@ fn edited_over(plain: &WorldGenerator, edits: Vec<EditShape>) -> WorldGenerator 
     plain
         .clone()
         .with_edits(Arc::new(EditSet::new(edits).unwrap()))
+}
+
+/// A log of every shape, numbered 1 up.
+fn sample_log(count: usize) -> EditLog {
+    let mut log = EditLog::new();
+    let mut draws = Draws(11);
+    let mut edits = random_edits(&mut draws, count);
+    edits.push(EditShape::Clearing {
+        center: [3.0, -4.0],
+        radius: 25.0,
+    });
+    for edit in edits {
+        log.push(edit).unwrap();
+    }
+    log
+}
+
+/// A fresh file path in the temporary directory.
+fn temp_path(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("biome_edits_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+/// Saved and loaded, a log is the same log; every cut, every damaged byte and every wrong
+/// header is a clear error, never another log; the bytes of format version 1 stay as they are.
+#[test]
+fn edit_files_round_trip_and_refuse_damage() {
+    let log = sample_log(120);
+    let bytes = log.to_bytes();
+    assert_eq!(EditLog::from_bytes(&bytes).unwrap(), log);
+    let path = temp_path("round_trip.edits");
+    log.save(&path).unwrap();
+    assert_eq!(EditLog::load(&path).unwrap(), log);
+
+    let small = sample_log(7).to_bytes();
+    for cut in 0..small.len() {
+        let error = EditLog::from_bytes(&small[..cut]).unwrap_err();
+        assert!(
+            matches!(
+                error,
+                EditFileError::Truncated { .. } | EditFileError::NotAnEditFile
+            ),
+            "cut at {cut}: {error}"
+        );
+    }
+    for at in 0..small.len() {
+        let mut damaged = small.clone();
+        damaged[at] ^= 0x10;
+        assert!(EditLog::from_bytes(&damaged).is_err(), "byte {at} flipped");
+    }
+    let mut newer = small.clone();
+    newer[8..12].copy_from_slice(&2u32.to_le_bytes());
+    assert!(matches!(
+        EditLog::from_bytes(&newer),
+        Err(EditFileError::Version { found: 2 })
+    ));
+    let mut longer = small.clone();
+    longer.push(0);
+    assert!(matches!(
+        EditLog::from_bytes(&longer),
+        Err(EditFileError::Trailing { extra: 1 })
+    ));
+    let huge = vec![0u8; usize::try_from(limits::MAX_EDIT_FILE_BYTES).unwrap() + 1];
+    assert!(matches!(
+        EditLog::from_bytes(&huge),
+        Err(EditFileError::TooLarge { .. })
+    ));
+    // Version 1, locked: a release that changes these bytes can no longer read old saves.
+    let one = {
+        let mut log = EditLog::new();
+        log.record(
+            7,
+            EditShape::Pad {
+                center: [1.0, 2.0],
+                half_size: [3.0, 4.0],
+                height: 5.0,
+                skirt: 6.0,
+            },
+        )
+        .unwrap();
+        log
+    };
+    let hex: String = one.to_bytes().iter().map(|b| format!("{b:02x}")).collect();
+    assert_eq!(
+        hex,
+        concat!(
+            "42494f4d45444954",                 // BIOMEDIT
+            "01000000",                         // version 1
+            "0100000000000000",                 // one entry
+            "0700000000000000",                 // number 7
+            "02",                               // a pad
+            "000000000000f03f0000000000000040", // x z
+            "00000000000008400000000000001040", // half sizes
+            "00000000000014400000000000001840", // height, skirt
+            "ea6cfb1abd7536f0",                 // check
+        )
+    );
+}
+
+/// A save that cannot finish leaves the file before it whole; a load that fails returns an
+/// error and nothing else.
+#[test]
+fn a_failed_save_keeps_the_previous_file() {
+    let path = temp_path("kept.edits");
+    let before = sample_log(5);
+    before.save(&path).unwrap();
+    // The file the save writes first cannot be made: a directory stands in its place.
+    let mut partial = path.as_os_str().to_owned();
+    partial.push(".partial");
+    std::fs::create_dir_all(&partial).unwrap();
+    let error = sample_log(50).save(&path).unwrap_err();
+    assert!(
+        matches!(
+            error,
+            EditFileError::Io {
+                action: "write",
+                ..
+            }
+        ),
+        "{error}"
+    );
+    assert_eq!(EditLog::load(&path).unwrap(), before);
+    std::fs::remove_dir(&partial).unwrap();
+    let missing = EditLog::load(&temp_path("missing.edits")).unwrap_err();
+    assert!(matches!(missing, EditFileError::Io { action: "read", .. }));
+}
+
+/// Two peers given the same entries in different orders, some twice, build bit-identical nodes
+/// and height grids.
+#[test]
+fn peers_with_the_same_entries_build_the_same_world() {
+    let host = sample_log(60);
+    let mut peer = EditLog::new();
+    let entries: Vec<(u64, EditShape)> = host.entries().map(|(k, e)| (k, e.clone())).collect();
+    for (k, edit) in entries.iter().rev().chain(entries.iter().step_by(3)) {
+        peer.record(*k, edit.clone()).unwrap();
+    }
+    let plain = WorldGenerator::default();
+    let worlds = [&host, &peer].map(|log| plain.clone().with_edits(Arc::new(log.edit_set())));
+    let layout = ChunkLayout::default();
+    for node in [
+        biome_core::NodeCoord::new(0, 0, 0),
+        biome_core::NodeCoord::new(0, -3, 2),
+        biome_core::NodeCoord::new(3, -1, 0),
+    ] {
+        let cancel = std::sync::atomic::AtomicBool::new(false);
+        let [a, b] = worlds.each_ref().map(|world| {
+            world
+                .build_node(node, &layout, biome_core::Stitch::NONE, &cancel)
+                .unwrap()
+        });
+        assert_eq!(a, b);
+        let [a, b] = worlds.each_ref().map(|world| {
+            world
+                .node_density(node, &layout, &cancel)
+                .unwrap()
+                .heights()
+        });
+        assert_eq!(a, b);
+    }
 }

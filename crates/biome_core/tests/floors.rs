@@ -10,8 +10,8 @@ const FLOORS: [&str; 23] = [
     // Base.
     "limits",
     "check",
-    "name",
     "hash",
+    "name",
     "scratch",
     "math",
     "seed_offsets",

@@ -18,6 +18,12 @@
 //!
 //! Pads clear their rectangle and paths their width the same way ([`EditSet::clears`]).
 
+mod file;
+mod log;
+
+pub use file::EditFileError;
+pub use log::{EditLog, EditLogError, Recorded};
+
 use serde::{Deserialize, Serialize};
 
 use crate::check::{Check, Checked, SettingsError};
@@ -299,6 +305,11 @@ impl EditSet {
     /// The first value out of range, by field path (`edits[3].radius`).
     pub fn new(edits: Vec<EditShape>) -> Result<Self, SettingsError> {
         check_edits(&edits)?;
+        Ok(Self::indexed(edits))
+    }
+
+    /// `edits` (checked already) with their index.
+    fn indexed(edits: Vec<EditShape>) -> Self {
         let mut cells: std::collections::HashMap<[i64; 2], Vec<u32>> = Default::default();
         for (k, edit) in edits.iter().enumerate() {
             let [low, high] = cell_span(edit);
@@ -308,7 +319,7 @@ impl EditSet {
                 }
             }
         }
-        Ok(Self { edits, cells })
+        Self { edits, cells }
     }
 
     /// The edits, in the order they apply.
@@ -385,8 +396,7 @@ fn check_edits(edits: &[EditShape]) -> Checked {
     let mut entries = 0u64;
     for (k, edit) in edits.iter().enumerate() {
         check.nested(&format!("edits[{k}]"), |check| edit.check(check))?;
-        let [low, high] = cell_span(edit);
-        entries += (high[0] - low[0] + 1) as u64 * (high[1] - low[1] + 1) as u64;
+        entries += index_cells(edit);
         if entries > limits::MAX_EDIT_CELLS {
             return check.fail(
                 &format!("edits[{k}]"),
@@ -403,6 +413,12 @@ fn check_edits(edits: &[EditShape]) -> Checked {
 
 fn cell_of(v: f64) -> i64 {
     (v / CELL).floor() as i64
+}
+
+/// The index entries a (checked) edit takes: the cells its bounds meet.
+fn index_cells(edit: &EditShape) -> u64 {
+    let [low, high] = cell_span(edit);
+    (high[0] - low[0] + 1) as u64 * (high[1] - low[1] + 1) as u64
 }
 
 /// The first and last index cells an edit's bounds meet.
