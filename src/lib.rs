@@ -138,8 +138,8 @@ pub use scatter::{
     LayerRadius, ScatterDespawned, ScatterModels, ScatterSpawned,
 };
 pub use settings::{
-    BiomeWorldSettings, BiomeWorldSettingsPlugin, BiomeWorldState, BiomeWorldStreaming,
-    ChunkMeshOptions,
+    BiomeWorldEdits, BiomeWorldSettings, BiomeWorldSettingsPlugin, BiomeWorldState,
+    BiomeWorldStreaming, ChunkMeshOptions,
 };
 pub use stream::background_async_compute;
 pub use terrain::{
@@ -157,12 +157,13 @@ pub mod prelude {
     pub use crate::BiomeWorldPanelPlugin;
     pub use crate::{
         AreaLoaded, AreaUnloaded, BiomeAreas, BiomeChunk, BiomeScatterSettings, BiomeWorld,
-        BiomeWorldAnchor, BiomeWorldPlugin, BiomeWorldSettings, BiomeWorldStats,
+        BiomeWorldAnchor, BiomeWorldEdits, BiomeWorldPlugin, BiomeWorldSettings, BiomeWorldStats,
         BiomeWorldStreaming, BiomeWorldSystems, ChunkDespawned, ChunkFailed, ChunkMeshOptions,
         ChunkSpawned, HorizonView,
     };
     #[cfg(feature = "avian")]
     pub use crate::{BiomeColliderSettings, BiomeWorldCollider, BiomeWorldPhysicsPlugin};
+    pub use biome_core::edits::{BrushOp, EditShape};
     pub use biome_core::{
         Biome, ChunkCoord, ChunkLayout, MeshStyle, NodeCoord, RegionId, Sample, Surface,
         WorldSettings,

@@ -995,3 +995,74 @@ fn trunk_colliders_are_as_tall_as_the_tree_models_say_and_follow_them() {
     settle(&mut app);
     assert!(worst_top(&mut app) < 1e-3);
 }
+
+/// A pad pushed under a collider anchor rebuilds the colliders of the chunks within its reach,
+/// and only those, and rays down meet the pad where `ground_height_at` says.
+#[test]
+fn an_edit_rebuilds_the_colliders_it_reaches_and_rays_meet_it() {
+    let mut app = app(BiomeColliderSettings::default(), little_terrain());
+    let chunk = chunk_size(&app);
+    let tile = app
+        .world()
+        .resource::<BiomeWorldState>()
+        .settings()
+        .layout
+        .tile_size;
+    app.world_mut()
+        .spawn((BiomeWorldCollider, Transform::from_xyz(10.0, 0.0, 10.0)));
+    settle(&mut app);
+    let colliders = |app: &mut App| -> HashMap<ChunkCoord, (Entity, TerrainCollider)> {
+        let world = app.world_mut();
+        world
+            .query::<(Entity, &TerrainCollider)>()
+            .iter(world)
+            .map(|(entity, collider)| (collider.chunk, (entity, *collider)))
+            .collect()
+    };
+    let before = colliders(&mut app);
+    let pad = EditShape::Pad {
+        center: [20.0, 30.0],
+        half_size: [6.0, 6.0],
+        height: 40.0,
+        skirt: 6.0,
+    };
+    let [min, max] = pad.bounds();
+    let reach = 2.0 * tile + 1.0;
+    let expected: Vec<ChunkCoord> = before
+        .keys()
+        .copied()
+        .filter(|c| {
+            let low = [
+                f64::from(c.x) * chunk - reach,
+                f64::from(c.z) * chunk - reach,
+            ];
+            let high = [low[0] + chunk + 2.0 * reach, low[1] + chunk + 2.0 * reach];
+            (0..2).all(|a| low[a] <= max[a] && high[a] >= min[a])
+        })
+        .collect();
+    assert!(!expected.is_empty() && expected.len() < before.len());
+    app.world_mut()
+        .resource_mut::<BiomeWorldEdits>()
+        .push(pad)
+        .unwrap();
+    settle(&mut app);
+    let after = colliders(&mut app);
+    assert_eq!(after.len(), before.len());
+    for (coord, (entity, collider)) in &before {
+        let (now, revised) = after[coord];
+        if expected.contains(coord) {
+            assert_ne!(now, *entity, "{coord:?} kept its old collider");
+            assert_eq!(revised.revision, 1);
+        } else {
+            assert_eq!(
+                (now, revised),
+                (*entity, *collider),
+                "{coord:?} was rebuilt"
+            );
+        }
+    }
+    assert_eq!(ground(&mut app, 20.0, 30.0), 40.0);
+    let hit = ray_height(&mut app, 20.0, 30.0).expect("a collider under the pad");
+    assert!((hit - 40.0).abs() < 1e-3, "{hit}");
+    assert_rays_meet_the_ground(&mut app, &mut Rng(5), chunk, 20.0, 30.0);
+}

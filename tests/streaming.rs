@@ -20,7 +20,7 @@ use bevy_biome_world::biome_core::{
     ChunkCoord, ChunkLayout, MeshStyle, NodeCoord, WorldGenerator, WorldSettings,
 };
 use bevy_biome_world::prelude::*;
-use bevy_biome_world::{BiomeTree, BiomeWorldState, ChunkFade, ChunkReplaced};
+use bevy_biome_world::{BiomeTree, BiomeWorldState, ChunkFade, ChunkGround, ChunkReplaced};
 
 /// The square of the world a node covers, `[min, max)` on both axes.
 #[derive(Clone, Copy, Debug)]
@@ -1324,4 +1324,255 @@ fn content_anchored_to_areas_is_spawned_once_while_levels_and_stitches_change() 
         camps < level_0,
         "{camps} camps for {level_0} terrain spawns"
     );
+}
+
+/// Whether a build of `node` reads the ground within `[min, max]`: its square and two of its
+/// tiles and a unit around it (normals, stitched edges, the slope under trees).
+fn reaches(node: NodeCoord, layout: &ChunkLayout, [min, max]: [[f64; 2]; 2]) -> bool {
+    let rect = NodeRect::of(node, layout);
+    let reach = 2.0 * node.tile_size(layout) + 1.0;
+    (0..2).all(|a| rect.min[a] - reach <= max[a] && rect.max[a] + reach >= min[a])
+}
+
+/// The height of the vertex of `entity`'s mesh at world `(x, z)`, if it has one there.
+fn vertex_height(h: &mut Harness, entity: Entity, x: f64, z: f64) -> Option<f32> {
+    let chunk = *h.app.world().get::<BiomeChunk>(entity)?;
+    let origin = chunk.node.origin(&chunk.layout);
+    let (lx, lz) = ((x - origin[0]) as f32, (z - origin[1]) as f32);
+    positions(&mesh_of(h, entity))
+        .into_iter()
+        .find(|p| p[0] == lx && p[2] == lz)
+        .map(|p| p[1])
+}
+
+/// A pad and a road pushed while the world is shown, with one build thread and frames paced at
+/// 60 Hz: every frame stays watertight and covered while the nodes within the edits' reach, at
+/// `levels` levels or more, are rebuilt, and only those; the edits are on screen within a
+/// second, and the queries and the meshes agree on the pad's height.
+fn watch_edits(settings: BiomeWorldSettings, streaming: BiomeWorldStreaming, levels: usize) {
+    let fade_frames = (streaming.fade_seconds * 60.0).ceil() as u64;
+    let layout = settings.layout;
+    let mut h = Harness::build(settings, streaming.clone(), true);
+    h.run_until_idle();
+    let before = h.nodes();
+    // A pad by the anchor and a road out where the levels are coarse.
+    let pad = EditShape::Pad {
+        center: [40.0, 24.0],
+        half_size: [12.0, 8.0],
+        height: 30.0,
+        skirt: 10.0,
+    };
+    let reach = f64::from(streaming.detail_radius) / 64.0;
+    let road = EditShape::Path {
+        points: [
+            [150.0, 20.0, -60.0],
+            [260.0, 25.0, 40.0],
+            [420.0, 10.0, 90.0],
+        ]
+        .map(|[x, y, z]| [x * reach, y, z * reach])
+        .to_vec(),
+        width: 8.0,
+        skirt: 10.0,
+    };
+    let expected: HashSet<NodeCoord> = before
+        .keys()
+        .copied()
+        .filter(|&node| {
+            [&pad, &road]
+                .iter()
+                .any(|e| reaches(node, &layout, e.bounds()))
+        })
+        .collect();
+    let under: HashSet<u8> = expected.iter().map(|n| n.level).collect();
+    assert!(
+        under.len() >= levels,
+        "the edits lie under several levels: {expected:?}"
+    );
+    assert!(
+        expected.len() * 3 < before.len(),
+        "{} of {}",
+        expected.len(),
+        before.len()
+    );
+
+    let mut edits = h.app.world_mut().resource_mut::<BiomeWorldEdits>();
+    edits.push(pad).unwrap();
+    edits.push(road).unwrap();
+    let spawned_before = h.spawned_log.len();
+    let anchor = Vec3::new(10.0, 50.0, 10.0);
+    let mut screen = Screen::default();
+    let mut shown_after = None;
+    let frame = Duration::from_nanos(16_666_667);
+    for k in 0..1200 {
+        let deadline = std::time::Instant::now() + frame;
+        h.step();
+        let visible = screen.check(&mut h, k, fade_frames);
+        for p in probes(anchor, 0.97 * f64::from(streaming.horizon)) {
+            assert!(
+                visible
+                    .iter()
+                    .any(|(_, s)| !s.replaced && s.rect.contains(p)),
+                "frame {k}: {p:?} uncovered"
+            );
+        }
+        let shown = expected.iter().all(|node| {
+            visible
+                .iter()
+                .any(|(_, s)| s.chunk.node == *node && s.chunk.revision > 0)
+        });
+        if shown && shown_after.is_none() {
+            shown_after = Some(k + 1);
+        }
+        if shown && h.stats().is_idle() {
+            break;
+        }
+        if let Some(rest) = deadline.checked_duration_since(std::time::Instant::now()) {
+            std::thread::sleep(rest);
+        }
+    }
+    let frames = shown_after.expect("the pad is shown");
+    eprintln!(
+        "{} tiles of {}: a pad and a road over {} of {} nodes on screen after {frames} frames at \
+         60 Hz, one build thread",
+        layout.tiles,
+        layout.tile_size,
+        expected.len(),
+        before.len()
+    );
+    assert!(frames <= 60, "{frames} frames");
+
+    // Only the nodes within reach were built again, once each; the others kept their entity.
+    let rebuilt: Vec<NodeCoord> = h.spawned_log[spawned_before..]
+        .iter()
+        .map(|(_, m)| m.node)
+        .collect();
+    assert_eq!(rebuilt.len(), expected.len(), "{rebuilt:?}");
+    assert_eq!(rebuilt.iter().copied().collect::<HashSet<_>>(), expected);
+    let after = h.nodes();
+    for (node, (entity, chunk)) in &before {
+        if !expected.contains(node) {
+            assert_eq!(after[node].0, *entity, "{node:?} was rebuilt");
+            assert_eq!(after[node].1.revision, chunk.revision);
+        }
+    }
+
+    // The pad's top, in the queries and on the full-detail mesh.
+    let (top, ground) = h
+        .app
+        .world_mut()
+        .run_system_once(|world: BiomeWorld| {
+            (
+                world.height_at(Vec2::new(40.0, 24.0)),
+                world.ground_height_at(Vec2::new(37.0, 22.0)),
+            )
+        })
+        .unwrap();
+    assert_eq!((top, ground), (30.0, 30.0));
+    let (entity, _) = after[&NodeCoord::new(0, 0, 0)];
+    assert_eq!(vertex_height(&mut h, entity, 40.0, 24.0), Some(30.0));
+}
+
+#[test]
+fn an_edit_rebuilds_only_the_nodes_it_reaches_and_never_opens_a_hole() {
+    watch_edits(settings(), lod_streaming(), 3);
+}
+
+/// The same over the default layout and a 2 km horizon.
+#[test]
+fn an_edit_over_default_chunks_is_on_screen_within_a_few_frames() {
+    let streaming = BiomeWorldStreaming {
+        horizon: 2048.0,
+        ..default()
+    };
+    watch_edits(BiomeWorldSettings::default(), streaming, 2);
+}
+
+/// Two worlds given the same edit log, one all at once and one an entry at a time in another
+/// order over many frames with a duplicate, build the same nodes bit for bit: those the core
+/// builds with the log's edits.
+#[test]
+fn peers_given_one_log_in_any_order_build_the_same_nodes() {
+    let edits = [
+        EditShape::Pad {
+            center: [70.0, 60.0],
+            half_size: [10.0, 10.0],
+            height: 12.0,
+            skirt: 12.0,
+        },
+        EditShape::Path {
+            points: vec![[-60.0, 5.0, -30.0], [20.0, 8.0, 10.0], [150.0, 2.0, 90.0]],
+            width: 6.0,
+            skirt: 8.0,
+        },
+        EditShape::Brush {
+            center: [10.0, 140.0],
+            radius: 30.0,
+            falloff: 0.5,
+            op: BrushOp::Raise(-15.0),
+        },
+    ];
+    let mut host = Harness::new(settings());
+    let mut peer = Harness::new(settings());
+    for edit in &edits {
+        host.app
+            .world_mut()
+            .resource_mut::<BiomeWorldEdits>()
+            .push(edit.clone())
+            .unwrap();
+    }
+    let record = |h: &mut Harness, sequence: u64| {
+        h.app
+            .world_mut()
+            .resource_mut::<BiomeWorldEdits>()
+            .record(sequence, edits[sequence as usize - 1].clone())
+            .unwrap()
+    };
+    host.run_until_idle();
+    record(&mut peer, 3);
+    for _ in 0..5 {
+        peer.step();
+    }
+    record(&mut peer, 1);
+    peer.step();
+    assert_eq!(
+        record(&mut peer, 3),
+        bevy_biome_world::biome_core::edits::Recorded::Duplicate
+    );
+    for _ in 0..3 {
+        peer.step();
+    }
+    record(&mut peer, 2);
+    peer.run_until_idle();
+
+    let log = host.app.world().resource::<BiomeWorldEdits>().log().clone();
+    assert_eq!(peer.app.world().resource::<BiomeWorldEdits>().log(), &log);
+    let layout = settings().layout;
+    let core = WorldGenerator::new(settings().generator)
+        .unwrap()
+        .with_edits(std::sync::Arc::new(log.edit_set()));
+    let (host_nodes, peer_nodes) = (host.chunks(), peer.chunks());
+    assert_eq!(
+        host_nodes.keys().collect::<HashSet<_>>(),
+        peer_nodes.keys().collect::<HashSet<_>>()
+    );
+    let mut edited = 0;
+    for (coord, (entity, _)) in &host_nodes {
+        let built = core.build_chunk(*coord, &layout).unwrap().positions;
+        let plain = WorldGenerator::new(settings().generator)
+            .unwrap()
+            .build_chunk(*coord, &layout)
+            .unwrap()
+            .positions;
+        edited += usize::from(built != plain);
+        assert_eq!(positions(&mesh_of(&mut host, *entity)), built, "{coord:?}");
+        let peers = positions(&mesh_of(&mut peer, peer_nodes[coord].0));
+        assert_eq!(peers, built, "{coord:?}");
+        let grounds = |h: &Harness, e: Entity| h.app.world().get::<ChunkGround>(e).cloned();
+        assert_eq!(
+            grounds(&host, *entity),
+            grounds(&peer, peer_nodes[coord].0),
+            "{coord:?}"
+        );
+    }
+    assert!(edited >= 6, "{edited} chunks changed by the edits");
 }

@@ -169,6 +169,9 @@ pub struct TerrainCollider {
     pub chunk: ChunkCoord,
     /// The settings generation its heights come from.
     pub generation: u64,
+    /// The revision of its area its heights come from: it moves on when a terrain edit within
+    /// reach changes ([`crate::BiomeWorldEdits`]); 0 before any.
+    pub revision: u64,
 }
 
 /// The trunk colliders of one chunk's trees: one static compound of cylinders, a child of its
@@ -299,19 +302,20 @@ impl StreamKind for ColliderKind {
             state.generation(),
         );
         let drawn = self.drawn.get_or_insert_with(|| world.query());
-        let source = match drawn
-            .iter(world)
-            .find(|(chunk, _)| chunk.generation == generation && chunk.node == key.node)
-        {
+        let source = match drawn.iter(world).find(|(chunk, _)| {
+            chunk.generation == generation
+                && chunk.revision == key.revision
+                && chunk.node == key.node
+        }) {
             Some((_, ground)) => {
                 self.reused += 1;
                 GroundSource::Drawn(ground.clone())
             }
-            None => GroundSource::Shared(
-                world
-                    .resource_mut::<DensityShare>()
-                    .slot(key.node, generation),
-            ),
+            None => GroundSource::Shared(world.resource_mut::<DensityShare>().slot(
+                key.node,
+                generation,
+                key.revision,
+            )),
         };
         let trunks = self.trunks.then(|| TreeSizes::in_world(world));
         move |cancel: &AtomicBool| {
@@ -326,6 +330,7 @@ impl StreamKind for ColliderKind {
                 TerrainCollider {
                     chunk: ChunkCoord::new(key.node.x, key.node.z),
                     generation,
+                    revision: key.revision,
                 },
                 RigidBody::Static,
                 built.ground,

@@ -137,6 +137,7 @@ fn stream_colliders(
             anchors: if settings.is_some() { &points } else { &[] },
             lod: settings.clone().unwrap_or_default().lod(layout),
             generation: state.generation() * 2 + u64::from(trunks),
+            changes: state.area_changes(),
             max_tasks: settings.as_ref().map_or(0, |s| s.max_tasks),
             start_builds: settings.is_some(),
         };

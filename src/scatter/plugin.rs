@@ -141,10 +141,11 @@ fn stream_scatter(
     let started = Instant::now();
     let points = anchor_points(world, anchors);
     let state = world.resource::<BiomeWorldState>();
-    let (generator, layout, generation) = (
+    let (generator, layout, generation, changes) = (
         state.generator().clone(),
         state.settings().layout,
         state.generation(),
+        state.area_changes(),
     );
     let names: Vec<_> = state
         .generator()
@@ -194,6 +195,7 @@ fn stream_scatter(
                     |s| s.lod(name, layout),
                 ),
                 generation,
+                changes: changes.clone(),
                 max_tasks: active.map_or(0, |s| s.max_tasks),
                 start_builds: active.is_some() && !ground_first,
             };

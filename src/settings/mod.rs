@@ -14,13 +14,16 @@ use std::sync::Arc;
 use bevy::asset::RenderAssetUsages;
 use bevy::prelude::*;
 use biome_core::check::Check;
+use biome_core::edits::EditLog;
 use biome_core::{ChunkLayout, MeshStyle, WorldGenerator, WorldSettings};
 use biome_core::{SettingsError, limits};
 
-use crate::stream::LodConfig;
+use crate::stream::{AreaChanges, LodConfig};
 
+mod edits;
 mod plugin;
 
+pub use edits::BiomeWorldEdits;
 pub use plugin::BiomeWorldSettingsPlugin;
 
 /// What the streamed chunks are: the world they sample, their layout, and what they carry. Insert
@@ -334,6 +337,12 @@ pub struct BiomeWorldState {
     streaming: BiomeWorldStreaming,
     generation: u64,
     error: Option<SettingsError>,
+    /// The edits the generator has.
+    #[reflect(ignore, clone)]
+    edits: EditLog,
+    /// The areas the edits changed since the generation began.
+    #[reflect(ignore, clone)]
+    changes: Arc<AreaChanges>,
 }
 
 impl BiomeWorldState {
@@ -360,6 +369,8 @@ impl BiomeWorldState {
             streaming,
             generation: 0,
             error,
+            edits: EditLog::new(),
+            changes: Arc::default(),
         }
     }
 
@@ -393,6 +404,36 @@ impl BiomeWorldState {
     /// replacement is in.
     pub(crate) fn rebuild(&mut self) {
         self.generation += 1;
+        self.changes = Arc::default();
+    }
+
+    /// The areas terrain edits changed within the generation: the nodes within reach of each
+    /// are built again (see [`AreaChanges::revision_of`]).
+    pub(crate) fn area_changes(&self) -> Arc<AreaChanges> {
+        self.changes.clone()
+    }
+
+    /// Gives the generator `edits`: each edit added, removed or replaced since the last call
+    /// changes the area of its bounds, and only the nodes within reach of those are rebuilt.
+    pub(crate) fn take_edits(&mut self, edits: &EditLog) {
+        let mut changed = Vec::new();
+        for (now, then) in [(edits, &self.edits), (&self.edits, edits)] {
+            for (sequence, edit) in now.entries() {
+                if then.get(sequence) != Some(edit) {
+                    changed.push(edit.bounds());
+                }
+            }
+        }
+        if changed.is_empty() {
+            return;
+        }
+        let changes = Arc::make_mut(&mut self.changes);
+        for [min, max] in changed {
+            changes.push(min, max);
+        }
+        self.edits = edits.clone();
+        let generator = (*self.generator).clone();
+        self.generator = Arc::new(generator.with_edits(Arc::new(edits.edit_set())));
     }
 
     /// Why the latest settings or streaming values were refused, if they were; the world keeps

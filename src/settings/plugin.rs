@@ -6,7 +6,9 @@ use std::sync::Arc;
 use bevy::prelude::*;
 use biome_core::WorldGenerator;
 
-use super::{BiomeWorldSettings, BiomeWorldState, BiomeWorldStreaming, ChunkMeshOptions};
+use super::{
+    BiomeWorldEdits, BiomeWorldSettings, BiomeWorldState, BiomeWorldStreaming, ChunkMeshOptions,
+};
 use crate::BiomeWorldSystems;
 
 /// The world's settings and the generator built from them ([`BiomeWorldState`]), and the order
@@ -33,7 +35,14 @@ impl Plugin for BiomeWorldSettingsPlugin {
                 )
                     .chain(),
             )
-            .add_systems(Update, apply_settings.in_set(BiomeWorldSystems::Settings));
+            .init_resource::<BiomeWorldEdits>()
+            .register_type::<BiomeWorldEdits>()
+            .add_systems(
+                Update,
+                (apply_settings, apply_edits)
+                    .chain()
+                    .in_set(BiomeWorldSystems::Settings),
+            );
     }
 
     fn finish(&self, app: &mut App) {
@@ -78,9 +87,18 @@ fn apply_settings(
         return;
     }
     if state.settings.generator != settings.generator {
-        state.generator =
-            Arc::new(WorldGenerator::new(settings.generator.clone()).expect("validated above"));
+        let generator = WorldGenerator::new(settings.generator.clone()).expect("validated above");
+        let edits = state.generator.edits().clone();
+        state.generator = Arc::new(generator.with_edits(edits));
     }
     state.rebuild();
     state.settings = settings.clone();
+}
+
+/// Gives the generator the edits when they changed: only the nodes within reach of what changed
+/// are rebuilt.
+fn apply_edits(edits: Res<BiomeWorldEdits>, mut state: ResMut<BiomeWorldState>) {
+    if edits.is_changed() {
+        state.take_edits(edits.log());
+    }
 }

@@ -8,10 +8,12 @@
 //! swaps, so every frame shows one watertight surface; the kinds' plugins feed the streamer the
 //! anchors and settings each frame and copy its counts into their stats.
 
+mod changes;
 pub mod planner;
 mod tasks;
 
 use std::collections::VecDeque;
+use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
@@ -23,6 +25,7 @@ use bevy::platform::time::Instant;
 use bevy::prelude::*;
 use biome_core::ChunkError;
 
+pub use changes::AreaChanges;
 pub use planner::{BuildKey, ChunkPlanner, LodConfig};
 pub use tasks::background_async_compute;
 use tasks::{BuildOutcome, BuildTask};
@@ -92,6 +95,8 @@ pub(crate) struct StreamView<'a> {
     pub(crate) lod: LodConfig,
     /// The settings generation builds are made for.
     pub(crate) generation: u64,
+    /// The areas changed within the generation (terrain edits).
+    pub(crate) changes: Arc<AreaChanges>,
     /// At most this many builds at once.
     pub(crate) max_tasks: usize,
     /// Whether new builds may start this frame.
@@ -320,6 +325,7 @@ impl<K: StreamKind> NodeStreamer<K> {
             alive
         });
         self.failed.retain(|key| key.generation == view.generation);
+        self.planner.changed(&view.changes);
         self.planner
             .update(view.anchors, &view.lod, view.generation);
         let planner = &self.planner;
@@ -665,6 +671,7 @@ mod tests {
                 anchors: &anchors,
                 lod: lod(),
                 generation: self.generation,
+                changes: Arc::default(),
                 max_tasks: 4,
                 start_builds: true,
             };

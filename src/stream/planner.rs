@@ -28,7 +28,11 @@
 use bevy::platform::collections::{HashMap, HashSet};
 use bevy::platform::time::Instant;
 
+use std::sync::Arc;
+
 use biome_core::{ChunkCoord, ChunkLayout, NodeCoord, Stitch};
+
+use super::changes::{AreaChanges, same};
 
 /// An axis-aligned rectangle of the world, `[min, max)` on both axes.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -190,6 +194,9 @@ pub struct BuildKey {
     pub stitch: Stitch,
     /// The settings generation it is built for.
     pub generation: u64,
+    /// The revision of its area it is built for ([`AreaChanges::revision_of`]): 0 until a
+    /// change (a terrain edit) reaches it.
+    pub revision: u64,
 }
 
 /// What the planner wants built.
@@ -226,6 +233,10 @@ pub struct Swap {
 pub struct ChunkPlanner {
     config: Option<LodConfig>,
     generation: u64,
+    /// The areas changed within the generation: a node's builds are keyed by its revision.
+    changes: Arc<AreaChanges>,
+    /// Whether `changes` changed since the last selection.
+    changes_due: bool,
     /// The anchors as the selection saw them; each moves on only when its anchor moved past
     /// the threshold, so the selection is a function of these.
     anchors: Vec<[f64; 2]>,
@@ -349,6 +360,7 @@ impl ChunkPlanner {
         if self.config != Some(*config)
             || self.generation != generation
             || anchors.len() != self.anchors.len()
+            || std::mem::take(&mut self.changes_due)
         {
             if self.config.is_some_and(|old| old.layout != config.layout) {
                 // Nodes of another layout cover other squares: no root or split carries over.
@@ -428,6 +440,22 @@ impl ChunkPlanner {
             })
             .map(|(_, &(_, k))| k)
             .collect()
+    }
+
+    /// Takes in the areas changed within the generation (before [`ChunkPlanner::update`]): the
+    /// nodes within reach of a new change are wanted at its revision, and their shown builds
+    /// are replaced (together with their neighbours of older revisions, so edges still meet).
+    pub fn changed(&mut self, changes: &Arc<AreaChanges>) {
+        if !same(&self.changes, changes) {
+            self.changes = changes.clone();
+            self.changes_due = true;
+        }
+    }
+
+    /// The build wanted for `node`, if it is wanted.
+    #[must_use]
+    pub fn wanted_key(&self, node: NodeCoord) -> Option<BuildKey> {
+        self.wanted.get(&node).map(|&stitch| self.key(node, stitch))
     }
 
     /// Records that a build of `key` is ready to show (ignored unless the plan still wants it).
@@ -580,7 +608,8 @@ impl ChunkPlanner {
                     .filter(|other| {
                         other.generation == self.generation
                             && !self.is_current(other)
-                            && !edges_meet(key, side, *other)
+                            && (!edges_meet(key, side, *other)
+                                || other.revision != self.revision_of(other.node))
                     }),
             );
         }
@@ -643,6 +672,7 @@ impl ChunkPlanner {
     }
 
     /// The wanted nodes and their stitches.
+    #[cfg(any(test, feature = "internals"))]
     #[must_use]
     pub fn wanted(&self) -> &HashMap<NodeCoord, Stitch> {
         &self.wanted
@@ -665,7 +695,14 @@ impl ChunkPlanner {
     }
 
     fn is_current(&self, key: &BuildKey) -> bool {
-        key.generation == self.generation && self.wanted.get(&key.node) == Some(&key.stitch)
+        key.generation == self.generation
+            && self.wanted.get(&key.node) == Some(&key.stitch)
+            && key.revision == self.revision_of(key.node)
+    }
+
+    /// The revision `node`'s builds are for.
+    fn revision_of(&self, node: NodeCoord) -> u64 {
+        self.changes.revision_of(node, &self.config().layout)
     }
 
     fn config(&self) -> &LodConfig {
@@ -882,6 +919,7 @@ impl ChunkPlanner {
             node,
             stitch,
             generation: self.generation,
+            revision: self.revision_of(node),
         }
     }
 

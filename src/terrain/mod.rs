@@ -50,6 +50,9 @@ pub struct BiomeChunk {
     pub stitch: Stitch,
     /// The settings generation it was built from (see [`crate::BiomeWorldState::generation`]).
     pub generation: u64,
+    /// The revision of its area it was built for: it moves on when a terrain edit within reach
+    /// of the node changes ([`crate::BiomeWorldEdits`]); 0 before any.
+    pub revision: u64,
 }
 
 /// The ground of a full-detail terrain entity (level 0), as its build sampled it: the height
@@ -305,7 +308,7 @@ impl StreamKind for TerrainKind {
         let slot = world
             .get_resource_mut::<DensityShare>()
             .filter(|_| key.node.level == 0)
-            .map(|mut share| share.slot(key.node, generation));
+            .map(|mut share| share.slot(key.node, generation, key.revision));
         move |cancel: &AtomicBool| {
             let mut data = match slot {
                 Some(slot) => {
@@ -455,14 +458,7 @@ impl StreamKind for TerrainKind {
         let generation = world.resource::<BiomeWorldState>().generation();
         if let Some(mut share) = world.get_resource_mut::<DensityShare>() {
             share.prune(generation, |node| {
-                node.level == 0
-                    && planner.wanted().get(&node).is_some_and(|&stitch| {
-                        planner.wants(&BuildKey {
-                            node,
-                            stitch,
-                            generation,
-                        })
-                    })
+                node.level == 0 && planner.wanted_key(node).is_some_and(|k| planner.wants(&k))
             });
         }
     }
@@ -531,6 +527,7 @@ fn spawn_node(world: &mut World, key: BuildKey, built: BuiltNode) -> TerrainNode
             layout,
             stitch: key.stitch,
             generation,
+            revision: key.revision,
         },
         Mesh3d(mesh),
         Transform::from_xyz(origin[0] as f32, 0.0, origin[1] as f32),
@@ -635,6 +632,7 @@ mod tests {
             node: NodeCoord::new(2, -3, 5),
             stitch: Stitch::NONE,
             generation: 0,
+            revision: 0,
         };
         TerrainKind.failed(&mut world, key, "refused");
         let messages = world.resource::<Messages<ChunkFailed>>();

@@ -98,6 +98,7 @@ fn stream_terrain(
         anchors: &points,
         lod: state.streaming().lod(state.settings().layout),
         generation: state.generation(),
+        changes: state.area_changes(),
         max_tasks: state.streaming().max_tasks,
         start_builds: true,
     };

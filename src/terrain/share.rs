@@ -1,4 +1,5 @@
-//! One density pass per full-detail chunk and settings generation, whichever builds want it:
+//! One density pass per full-detail chunk, settings generation and revision, whichever builds
+//! want it:
 //! the terrain's mesh and the physics plugin's collider of a chunk share the density of its
 //! vertex grid ([`NodeDensity`]), the bulk of both builds, when they run at the same time or
 //! the collider's came first. The physics plugin adds the share; without it terrain builds
@@ -77,34 +78,51 @@ impl DensitySlot {
 }
 
 /// The slots of the current generation's full-detail chunks that a build holds or the terrain
-/// has still to build.
+/// has still to build, each for one revision of its chunk (terrain edits move it on).
 #[derive(Resource, Debug, Default)]
 pub(crate) struct DensityShare {
     generation: u64,
-    slots: HashMap<NodeCoord, Arc<DensitySlot>>,
+    slots: HashMap<NodeCoord, RevisedSlot>,
     counts: Arc<DensityCounts>,
 }
 
+/// A chunk's slot and the revision of the chunk it holds the density of.
+#[derive(Debug)]
+struct RevisedSlot {
+    revision: u64,
+    slot: Arc<DensitySlot>,
+}
+
 impl DensityShare {
-    /// The slot of `node` at `generation`; the slots of older generations go.
-    pub(crate) fn slot(&mut self, node: NodeCoord, generation: u64) -> Arc<DensitySlot> {
+    /// The slot of `node` at `generation` and `revision`; the slots of older generations go,
+    /// and a node's slot of another revision is replaced.
+    pub(crate) fn slot(
+        &mut self,
+        node: NodeCoord,
+        generation: u64,
+        revision: u64,
+    ) -> Arc<DensitySlot> {
         self.renew(generation);
-        self.slots
-            .entry(node)
-            .or_insert_with(|| {
-                Arc::new(DensitySlot {
-                    density: Mutex::default(),
-                    counts: self.counts.clone(),
-                })
-            })
-            .clone()
+        let counts = &self.counts;
+        let fresh = || RevisedSlot {
+            revision,
+            slot: Arc::new(DensitySlot {
+                density: Mutex::default(),
+                counts: counts.clone(),
+            }),
+        };
+        let entry = self.slots.entry(node).or_insert_with(fresh);
+        if entry.revision != revision {
+            *entry = fresh();
+        }
+        entry.slot.clone()
     }
 
     /// Drops the slots no build holds, keeping those of the nodes `needed` says.
     pub(crate) fn prune(&mut self, generation: u64, needed: impl Fn(NodeCoord) -> bool) {
         self.renew(generation);
         self.slots
-            .retain(|&node, slot| Arc::strong_count(slot) > 1 || needed(node));
+            .retain(|&node, entry| Arc::strong_count(&entry.slot) > 1 || needed(node));
     }
 
     /// The counts since the start.
@@ -135,7 +153,7 @@ mod tests {
         let layout = ChunkLayout::default();
         let node = NodeCoord::new(0, 2, -1);
         let mut share = DensityShare::default();
-        let (a, b) = (share.slot(node, 3), share.slot(node, 3));
+        let (a, b) = (share.slot(node, 3, 0), share.slot(node, 3, 0));
         let cancel = AtomicBool::new(false);
         let sample = || generator.node_density(node, &layout, &cancel);
         let (first, second) = std::thread::scope(|scope| {
@@ -152,9 +170,12 @@ mod tests {
         let sampled = counts.sampled(DensityUser::Colliders) + counts.sampled(DensityUser::Terrain);
         let taken = counts.taken(DensityUser::Colliders) + counts.taken(DensityUser::Terrain);
         assert_eq!((sampled, taken), (1, 1));
-        // A new generation starts with an empty slot.
-        let fresh = share.slot(node, 4);
-        assert!(!Arc::ptr_eq(&fresh, &a));
+        // A new revision of the chunk, and a new generation, start with an empty slot.
+        let revised = share.slot(node, 3, 1);
+        assert!(!Arc::ptr_eq(&revised, &a));
+        assert!(Arc::ptr_eq(&revised, &share.slot(node, 3, 1)));
+        let fresh = share.slot(node, 4, 1);
+        assert!(!Arc::ptr_eq(&fresh, &revised));
     }
 
     #[test]
@@ -182,9 +203,9 @@ mod tests {
             NodeCoord::new(0, 1, 0),
             NodeCoord::new(0, 2, 0),
         );
-        let task = share.slot(held, 1);
-        share.slot(needed, 1);
-        share.slot(idle, 1);
+        let task = share.slot(held, 1, 0);
+        share.slot(needed, 1, 0);
+        share.slot(idle, 1, 0);
         share.prune(1, |node| node == needed);
         let kept = |share: &DensityShare| {
             let mut nodes: Vec<NodeCoord> = share.slots.keys().copied().collect();
