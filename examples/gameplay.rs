@@ -1,13 +1,19 @@
 //! Game logic on top of the world: every region gets a camp at its site, with villagers that
 //! depend on the region's biome, spawned as the ground of its area arrives (`AreaLoaded`) and
 //! gone when it leaves (`AreaUnloaded`), once however often the terrain under it changes level
-//! or stitch; a label shows the biome and region under the camera (`BiomeWorld`).
+//! or stitch; a label shows the biome and region under the camera (`BiomeWorld`). Each camp
+//! levels a pad for itself and grades a road to its neighbours' camps (`BiomeWorldEdits`):
+//! numbered by region, so the world is the same whichever areas load first.
 //!
 //! `cargo run --example gameplay -- [--screenshot PATH]` (F1 opens the settings panel; a new
 //! seed moves every camp).
 
+use std::sync::Arc;
+
 use bevy::prelude::*;
-use bevy_biome_world::biome_core::RegionId;
+use bevy_biome_world::BiomeWorldState;
+use bevy_biome_world::biome_core::edits::{EditLog, EditSet};
+use bevy_biome_world::biome_core::{RegionId, WorldGenerator};
 use bevy_biome_world::prelude::*;
 
 #[path = "support/screenshot.rs"]
@@ -26,6 +32,14 @@ struct Camp {
 /// The area a camp stands in: it goes when the area unloads.
 #[derive(Component, Debug)]
 struct CampArea(ChunkCoord);
+
+/// The ground before the camps' edits, which their pads and roads are levelled by (so a camp's
+/// edits do not depend on which were made first), for the settings generation it was made in.
+#[derive(Resource)]
+struct PlainGround {
+    generation: u64,
+    world: WorldGenerator,
+}
 
 /// The on-screen label.
 #[derive(Component)]
@@ -58,7 +72,7 @@ fn main() {
             Update,
             (
                 fly,
-                (colour_camps, despawn_camps, spawn_camps).chain(),
+                (colour_camps, despawn_camps, plain_ground, spawn_camps).chain(),
                 show_here,
             )
                 .after(BiomeWorldSystems::Apply),
@@ -154,13 +168,92 @@ fn despawn_camps(
     }
 }
 
-/// A camp at every region site inside each area whose ground arrives.
+/// Follows the settings: new settings move every camp, so the old camps' edits go.
+fn plain_ground(
+    mut commands: Commands,
+    state: Res<BiomeWorldState>,
+    plain: Option<Res<PlainGround>>,
+    mut edits: ResMut<BiomeWorldEdits>,
+) {
+    if plain.is_some_and(|plain| plain.generation == state.generation()) {
+        return;
+    }
+    if !edits.log().is_empty() {
+        edits.replace(EditLog::new());
+    }
+    let world = (**state.generator()).clone();
+    commands.insert_resource(PlainGround {
+        generation: state.generation(),
+        world: world.with_edits(Arc::new(EditSet::default())),
+    });
+}
+
+/// The log number of a camp's edit of `kind`: the roads' (0 and 1) before the pads' (2), so a
+/// road ends level with the pad it reaches; each region's numbers are its own.
+fn sequence(kind: u64, region: RegionId) -> u64 {
+    let zigzag = |v: i64| ((v << 1) ^ (v >> 63)).cast_unsigned() & 0x7fff_ffff;
+    kind << 62 | zigzag(region.x) << 31 | zigzag(region.z)
+}
+
+/// A flat pad under the camp at `site`, and a road to the camps of the regions east and south
+/// of `region`, graded along the ground between (never below the water's edge).
+fn level_camp(
+    edits: &mut BiomeWorldEdits,
+    plain: &WorldGenerator,
+    region: RegionId,
+    site: [f64; 2],
+) {
+    let height = |[x, z]: [f64; 2]| plain.height_at(x, z);
+    let grid = plain.regions();
+    for (kind, [dx, dz]) in [(0, [1, 0]), (1, [0, 1])] {
+        let other = grid.site(RegionId {
+            x: region.x + dx,
+            z: region.z + dz,
+        });
+        if height(other) < 0.0 {
+            continue;
+        }
+        let points = (0..=8)
+            .map(|k| {
+                let t = f64::from(k) / 8.0;
+                let at = [
+                    site[0] + (other[0] - site[0]) * t,
+                    site[1] + (other[1] - site[1]) * t,
+                ];
+                [at[0], height(at).max(1.0), at[1]]
+            })
+            .collect();
+        let road = EditShape::Path {
+            points,
+            width: 5.0,
+            skirt: 6.0,
+        };
+        // Numbered by region: the same entry comes again when the area reloads.
+        if let Err(error) = edits.record(sequence(kind, region), road) {
+            warn!("no road from camp {region:?}: {error}");
+        }
+    }
+    let pad = EditShape::Pad {
+        center: site,
+        half_size: [10.0, 10.0],
+        height: height(site),
+        skirt: 12.0,
+    };
+    if let Err(error) = edits.record(sequence(2, region), pad) {
+        warn!("no pad under camp {region:?}: {error}");
+    }
+}
+
+/// A camp at every region site inside each area whose ground arrives, on its own pad.
 fn spawn_camps(
     mut commands: Commands,
     mut loaded: MessageReader<AreaLoaded>,
     biome_world: BiomeWorld,
     assets: Res<CampAssets>,
+    plain: Option<Res<PlainGround>>,
+    mut edits: ResMut<BiomeWorldEdits>,
 ) {
+    let Some(plain) = plain else { return };
     let generator = biome_world.generator();
     let grid = generator.regions();
     for area in loaded.read() {
@@ -174,10 +267,12 @@ fn spawn_camps(
                 let [x, z] = grid.site(region);
                 let inside = (origin[0]..origin[0] + size).contains(&x)
                     && (origin[1]..origin[1] + size).contains(&z);
-                let ground = biome_world.ground_height_at(Vec2::new(x as f32, z as f32));
+                let ground = plain.world.height_at(x, z);
                 if !inside || ground < 0.0 {
                     continue;
                 }
+                level_camp(&mut edits, &plain.world, region, [x, z]);
+                let ground = ground as f32;
                 let biome = generator.region_biome(region);
                 let colour = assets.colours.get(biome).cloned().unwrap_or_default();
                 let mut camp = commands.spawn((
@@ -200,13 +295,12 @@ fn spawn_camps(
                     let name = &generator.settings().biome_table.biomes[biome].name;
                     for k in 0..villagers(name) {
                         let angle = k as f32 * 2.1 + (cx ^ cz) as f32;
+                        // On the pad: flat ground at the camp's height.
                         let offset = Vec2::from_angle(angle) * 5.0;
-                        let world_xz = Vec2::new(x as f32, z as f32) + offset;
-                        let foot = biome_world.ground_height_at(world_xz) - ground;
                         camp.spawn((
                             Mesh3d(assets.villager.clone()),
                             MeshMaterial3d(colour.clone()),
-                            Transform::from_xyz(offset.x, foot + 1.4, offset.y),
+                            Transform::from_xyz(offset.x, 1.4, offset.y),
                         ));
                     }
                 });

@@ -12,6 +12,7 @@ use std::time::Duration;
 
 use biome_core::batch::{Backend, FbmParams, fbm_points_on};
 use biome_core::density::{DensityField, DensityNode, Eroded, Fbm as DensityFbm, Shape};
+use biome_core::edits::{BrushOp, EditSet, EditShape};
 use biome_core::multi_noise::{AxisRange, BiomeBox, BiomeBoxIndex, ClimatePoint};
 use biome_core::tutorial::{SeededRandom, Simplex, domain_warp, fbm};
 use biome_core::{ChunkCoord, ChunkLayout};
@@ -384,6 +385,86 @@ fn world(c: &mut Criterion) {
     group.finish();
 }
 
+/// 10,000 edits of every shape within the square kilometre the chunk rows cycle over: brushes
+/// of 3 to 20 units, pads, roads of two to four points, clearings.
+fn many_edits() -> Vec<EditShape> {
+    let mut state = 0x2545_f491_4f6c_dd1d_u64;
+    let mut unit = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let mut within = move |low: f64, high: f64| low + (high - low) * unit();
+    (0..10_000)
+        .map(|k| {
+            let center = [within(-512.0, 512.0), within(-512.0, 512.0)];
+            match k % 10 {
+                0..=2 => EditShape::Brush {
+                    center,
+                    radius: within(3.0, 20.0),
+                    falloff: 0.5,
+                    op: BrushOp::Raise(within(-8.0, 8.0)),
+                },
+                3..=5 => EditShape::Brush {
+                    center,
+                    radius: within(3.0, 20.0),
+                    falloff: 0.5,
+                    op: BrushOp::Flatten(within(0.0, 30.0)),
+                },
+                6 | 7 => EditShape::Pad {
+                    center,
+                    half_size: [within(3.0, 12.0), within(3.0, 12.0)],
+                    height: within(0.0, 30.0),
+                    skirt: within(2.0, 8.0),
+                },
+                8 => EditShape::Path {
+                    points: (0..2 + k % 3)
+                        .map(|p| {
+                            let t = f64::from(p) * 20.0;
+                            [center[0] + t, within(0.0, 20.0), center[1] + t * 0.5]
+                        })
+                        .collect(),
+                    width: 5.0,
+                    skirt: 4.0,
+                },
+                _ => EditShape::Clearing {
+                    center,
+                    radius: within(3.0, 15.0),
+                },
+            }
+        })
+        .collect()
+}
+
+/// A chunk's build with 10,000 edits within the square kilometre its rows cycle over (8 × 8
+/// chunks of 128 units), against the same chunks without; and what the edits' set takes.
+fn edits(c: &mut Criterion) {
+    let plain = WorldGenerator::new(WorldSettings::default()).expect("defaults are valid");
+    let set = EditSet::new(many_edits()).expect("the edits are valid");
+    eprintln!(
+        "10,000 edits within 1 km²: {} bytes in their set, {:.0} an edit",
+        set.memory_bytes(),
+        set.memory_bytes() as f64 / 10_000.0
+    );
+    let edited = plain.clone().with_edits(std::sync::Arc::new(set));
+    let layout = ChunkLayout::default();
+    let mut group = c.benchmark_group("edits");
+    group.throughput(Throughput::Elements(1));
+    for (name, world) in [("no edits", &plain), ("10,000 edits within 1 km²", &edited)] {
+        let mut k = 0;
+        group.bench_function(format!("build_chunk 64x64, {name}"), |b| {
+            b.iter(|| {
+                k = (k + 1) % 64;
+                world
+                    .build_chunk(ChunkCoord::new(k % 8 - 4, k / 8 - 4), black_box(&layout))
+                    .expect("the default layout is valid")
+            });
+        });
+    }
+    group.finish();
+}
+
 fn preset(text: &str) -> WorldGenerator {
     let settings = WorldSettings::from_ron(text).expect("the shipped presets are valid");
     WorldGenerator::new(settings).expect("the shipped presets are valid")
@@ -399,6 +480,6 @@ fn config() -> Criterion {
 criterion_group! {
     name = benches;
     config = config();
-    targets = noise_and_fbm, world
+    targets = noise_and_fbm, world, edits
 }
 criterion_main!(benches);

@@ -104,6 +104,10 @@ fn the_index_gives_every_edit_in_order() {
         changed += usize::from(indexed != before);
     }
     assert!(changed > 2000, "only {changed} points changed");
+    // Its memory holds the edits and at least an entry a cell for each.
+    let least = 400 * (std::mem::size_of::<EditShape>() + std::mem::size_of::<u32>());
+    assert!(set.memory_bytes() > least, "{} bytes", set.memory_bytes());
+    assert!(EditSet::default().memory_bytes() < least / 100);
     // A rectangle no edit touches keeps every height; touched ones are found.
     let (mut untouched, mut touched) = (0, 0);
     for _ in 0..400 {

@@ -334,6 +334,24 @@ impl EditSet {
         self.edits.is_empty()
     }
 
+    /// About how many bytes the set holds: its edits (with a road's points) and its index (a
+    /// map slot per cell of 64 units an edit's bounds meet, and four bytes per edit and cell).
+    #[must_use]
+    pub fn memory_bytes(&self) -> usize {
+        let points = |edit: &EditShape| match edit {
+            EditShape::Path { points, .. } => std::mem::size_of_val(points.as_slice()),
+            _ => 0,
+        };
+        let edits = self.edits.capacity() * std::mem::size_of::<EditShape>()
+            + self.edits.iter().map(points).sum::<usize>();
+        let slot = std::mem::size_of::<([i64; 2], Vec<u32>)>() + 1;
+        let index = self.cells.capacity() * slot
+            + (self.cells.values())
+                .map(|list| list.capacity() * std::mem::size_of::<u32>())
+                .sum::<usize>();
+        std::mem::size_of::<Self>() + edits + index
+    }
+
     /// The edits, in order, whose bounds hold `(x, z)`.
     fn reaching(&self, x: f64, z: f64) -> impl Iterator<Item = &EditShape> {
         let cell = self.cells.get(&[cell_of(x), cell_of(z)]);
