@@ -22,7 +22,10 @@
 //! `--features avian`, also what colliders add when the default view flies at 60 m/s: the
 //! terrain alone, with avian's plugins and no collider entity, with colliders around the anchor,
 //! and colliders with no terrain drawn (a server: every collider samples its heights), in the
-//! same run (`-- --physics` measures only that).
+//! same run (`-- --physics` measures only that). Last, terrain edits in the default view
+//! (`-- --edits` measures only that): ten pads pushed one at a time near the anchor, then a
+//! second of terraforming (a brush stroke every frame), frames paced at 60 Hz: how many frames
+//! until each change is on screen, how many nodes it rebuilt, and the main-thread time.
 
 use std::time::{Duration, Instant};
 
@@ -30,6 +33,7 @@ use std::time::{Duration, Instant};
 use bevy::diagnostic::DiagnosticsStore;
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
+use bevy_biome_world::biome_core::edits::{BrushOp, EditShape};
 use bevy_biome_world::prelude::*;
 use bevy_biome_world::stream::{ChunkPlanner, LodConfig};
 #[cfg(feature = "avian")]
@@ -37,7 +41,7 @@ use bevy_biome_world::{
     BiomeColliderStats, BiomeWorldCollider, BiomeWorldPhysicsPlugin,
     avian3d::prelude::PhysicsPlugins,
 };
-use bevy_biome_world::{BiomeScatterStats, background_async_compute};
+use bevy_biome_world::{BiomeScatterStats, BiomeWorldEdits, background_async_compute};
 
 const FRAME: Duration = Duration::from_nanos(16_666_667);
 const FLIGHT_SECONDS: u32 = 20;
@@ -366,6 +370,150 @@ fn print_physics_costs(background: bool) {
     }
 }
 
+/// Whether a shown full-detail chunk under `xz` is built for `revision` or a later one.
+fn edit_shown(app: &mut App, xz: [f64; 2], revision: u64) -> bool {
+    let world = app.world_mut();
+    world
+        .query::<(&BiomeChunk, &Visibility)>()
+        .iter(world)
+        .any(|(chunk, visibility)| {
+            let [x, z] = chunk.node.origin(&chunk.layout);
+            let size = chunk.node.size(&chunk.layout);
+            *visibility != Visibility::Hidden
+                && chunk.node.level == 0
+                && (x..x + size).contains(&xz[0])
+                && (z..z + size).contains(&xz[1])
+                && chunk.revision >= revision
+        })
+}
+
+/// Pushes `edit` and steps paced frames until the chunk under `xz` shows it and the streamers
+/// are idle; returns the frames until it showed, until idle, the nodes rebuilt and the
+/// main-thread times.
+fn watch_edit(app: &mut App, edit: EditShape, xz: [f64; 2], revision: u64) -> (u32, u32, u64) {
+    app.world_mut()
+        .resource_mut::<BiomeWorldEdits>()
+        .push(edit)
+        .expect("a valid edit");
+    let applied = app.world().resource::<BiomeWorldStats>().applied_total;
+    let mut shown = None;
+    for frame in 1..=600 {
+        let deadline = Instant::now() + FRAME;
+        app.update();
+        if shown.is_none() && edit_shown(app, xz, revision) {
+            shown = Some(frame);
+        }
+        let stats = app.world().resource::<BiomeWorldStats>();
+        let scatter = app.world().resource::<BiomeScatterStats>();
+        if let Some(shown) = shown
+            && stats.is_idle()
+            && scatter.is_idle()
+        {
+            return (shown, frame, stats.applied_total - applied);
+        }
+        if let Some(rest) = deadline.checked_duration_since(Instant::now()) {
+            std::thread::sleep(rest);
+        }
+    }
+    panic!("an edit not shown within 10 s");
+}
+
+/// Terrain edits in the default view, scatter on: ten pads one at a time near the anchor, then
+/// a second of terraforming (a small raising brush every frame along a line).
+fn print_edit_costs(background: bool) {
+    let (mut app, _) = app_with(
+        BiomeWorldStreaming::default(),
+        true,
+        background,
+        Physics::Off,
+    );
+    run_until_idle(&mut app);
+    let height = |app: &App, [x, z]: [f64; 2]| {
+        app.world()
+            .resource::<bevy_biome_world::BiomeWorldState>()
+            .generator()
+            .height_at(x, z)
+    };
+    let (mut shown, mut idle, mut rebuilt) = (Vec::new(), Vec::new(), Vec::new());
+    for k in 0..10u32 {
+        let center = [f64::from(k) * 37.0 - 150.0, 60.0 - f64::from(k) * 23.0];
+        let pad = EditShape::Pad {
+            center,
+            half_size: [10.0, 8.0],
+            height: height(&app, center) + 3.0,
+            skirt: 10.0,
+        };
+        let (s, i, r) = watch_edit(&mut app, pad, center, u64::from(k) + 1);
+        shown.push(f64::from(s));
+        idle.push(f64::from(i));
+        rebuilt.push(r as f64);
+    }
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    let max = |v: &[f64]| v.iter().copied().fold(0.0, f64::max);
+    println!(
+        "edits: a pad near the anchor is on screen after {:.1} frames (max {:.0}) at 60 Hz, every \
+         node and scattered object rebuilt after {:.1} (max {:.0}); {:.1} nodes rebuilt a pad",
+        mean(&shown),
+        max(&shown),
+        mean(&idle),
+        max(&idle),
+        mean(&rebuilt)
+    );
+
+    // A second of terraforming: a brush every frame, as a player holding the button.
+    let mut plugin_ms = Vec::new();
+    let strokes = 60u32;
+    for k in 0..strokes {
+        let deadline = Instant::now() + FRAME;
+        app.world_mut()
+            .resource_mut::<BiomeWorldEdits>()
+            .push(EditShape::Brush {
+                center: [f64::from(k) * 2.0 - 60.0, 30.0],
+                radius: 6.0,
+                falloff: 0.5,
+                op: BrushOp::Raise(0.5),
+            })
+            .expect("a valid edit");
+        app.update();
+        plugin_ms.push(app.world().resource::<UpdateTime>().ms);
+        if let Some(rest) = deadline.checked_duration_since(Instant::now()) {
+            std::thread::sleep(rest);
+        }
+    }
+    let last = [f64::from(strokes - 1) * 2.0 - 60.0, 30.0];
+    let mut lag = 0;
+    while !edit_shown(&mut app, last, 10 + u64::from(strokes)) {
+        let deadline = Instant::now() + FRAME;
+        app.update();
+        plugin_ms.push(app.world().resource::<UpdateTime>().ms);
+        lag += 1;
+        assert!(lag < 600, "the last stroke not shown within 10 s");
+        if let Some(rest) = deadline.checked_duration_since(Instant::now()) {
+            std::thread::sleep(rest);
+        }
+    }
+    plugin_ms.sort_by(f64::total_cmp);
+    println!(
+        "  terraforming, a brush stroke every frame for {strokes} frames: the last on screen {lag} \
+         frames after it; plugin main-thread time {:.2} / {:.2} / {:.2} ms (median / p99 / max)",
+        percentile(&plugin_ms, 0.5),
+        percentile(&plugin_ms, 0.99),
+        percentile(&plugin_ms, 1.0)
+    );
+    println!(
+        "RESULT {{\"config\": \"edits, lod default\", \"pad_shown_frames_mean\": {:.1}, \
+         \"pad_shown_frames_max\": {:.0}, \"pad_rebuilt_frames_mean\": {:.1}, \
+         \"nodes_rebuilt_per_pad\": {:.1}, \"stroke_lag_frames\": {lag}, \
+         \"stroke_p99_ms\": {:.3}, \"stroke_max_ms\": {:.3}}}",
+        mean(&shown),
+        max(&shown),
+        mean(&idle),
+        mean(&rebuilt),
+        percentile(&plugin_ms, 0.99),
+        percentile(&plugin_ms, 1.0)
+    );
+}
+
 fn measure(
     name: &'static str,
     streaming: BiomeWorldStreaming,
@@ -523,6 +671,10 @@ fn main() {
         print_physics_costs(background);
         return;
     }
+    if std::env::args().any(|arg| arg == "--edits") {
+        print_edit_costs(background);
+        return;
+    }
     let threads = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
     let chunk = BiomeWorldSettings::default().layout.chunk_size() as f32;
     let outcomes = [
@@ -600,6 +752,7 @@ fn main() {
     print_planner_costs();
     #[cfg(feature = "avian")]
     print_physics_costs(background);
+    print_edit_costs(background);
     for o in &outcomes {
         println!(
             "RESULT {{\"config\": \"{}\", \"horizon_m\": {}, \"triangles\": {}, \
