@@ -13,7 +13,7 @@ use std::sync::Arc;
 use bevy::prelude::*;
 use bevy_biome_world::BiomeWorldState;
 use bevy_biome_world::biome_core::edits::{EditLog, EditSet};
-use bevy_biome_world::biome_core::{RegionId, WorldGenerator};
+use bevy_biome_world::biome_core::{RegionId, Rgb, WorldGenerator};
 use bevy_biome_world::prelude::*;
 
 #[path = "support/screenshot.rs"]
@@ -227,6 +227,7 @@ fn level_camp(
             points,
             width: 5.0,
             skirt: 6.0,
+            surface: Some(Rgb(128, 104, 78)),
         };
         // Numbered by region: the same entry comes again when the area reloads.
         if let Err(error) = edits.record(sequence(kind, region), road) {
@@ -350,8 +351,8 @@ fn fly(
             .map(GlobalTransform::translation)
             .min_by(|a, b| a.xz().length().total_cmp(&b.xz().length()));
         if let Some(camp) = nearest {
-            let from = camp.xz() + Vec2::new(-30.0, 30.0);
-            let height = biome_world.height_at(from).max(camp.y) + 35.0;
+            let from = camp.xz() + Vec2::new(-60.0, 60.0);
+            let height = biome_world.height_at(from).max(camp.y) + 70.0;
             **camera = Transform::from_xyz(from.x, height, from.y)
                 .looking_at(camp + Vec3::Y * 6.0, Vec3::Y);
         }

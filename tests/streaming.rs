@@ -1373,6 +1373,7 @@ fn watch_edits(settings: BiomeWorldSettings, streaming: BiomeWorldStreaming, lev
         .to_vec(),
         width: 8.0,
         skirt: 10.0,
+        surface: None,
     };
     let expected: HashSet<NodeCoord> = before
         .keys()
@@ -1503,6 +1504,7 @@ fn peers_given_one_log_in_any_order_build_the_same_nodes() {
             points: vec![[-60.0, 5.0, -30.0], [20.0, 8.0, 10.0], [150.0, 2.0, 90.0]],
             width: 6.0,
             skirt: 8.0,
+            surface: None,
         },
         EditShape::Brush {
             center: [10.0, 140.0],

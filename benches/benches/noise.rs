@@ -427,6 +427,7 @@ fn many_edits() -> Vec<EditShape> {
                         .collect(),
                     width: 5.0,
                     skirt: 4.0,
+                    surface: None,
                 },
                 _ => EditShape::Clearing {
                     center,

@@ -126,8 +126,9 @@ const FADING_DEPTH_BIAS: f32 = 64.0;
 pub(crate) enum TerrainColors {
     /// Final ground colours per vertex ([`ChunkData::colors`]), for `StandardMaterial`.
     Final,
-    /// Land colours per vertex ([`ChunkData::land_colors`]) with temperatures in `uv.x`, for
-    /// [`TerrainMaterial`] to lay water floor, sand and snow over per pixel. Flat tiles keep
+    /// Land colours per vertex ([`ChunkData::land_colors`]) with temperatures in `uv.x` and
+    /// edits' surface covers in `uv.y`, for [`TerrainMaterial`] to lay water floor, sand and
+    /// snow over per pixel, except where a cover lies. Flat tiles keep
     /// their final colours.
     PerPixel,
 }
@@ -150,9 +151,14 @@ pub(crate) fn chunk_mesh(
         .with_inserted_attribute(Mesh::ATTRIBUTE_NORMAL, data.normals.clone())
         .with_inserted_indices(indices);
     if colors == TerrainColors::PerPixel && data.layout.style == MeshStyle::Smooth {
-        let temperatures: Vec<[f32; 2]> = data.temperatures.iter().map(|&t| [t, 0.0]).collect();
+        let climate: Vec<[f32; 2]> = data
+            .temperatures
+            .iter()
+            .zip(&data.covers)
+            .map(|(&temperature, &cover)| [temperature, cover])
+            .collect();
         mesh.with_inserted_attribute(Mesh::ATTRIBUTE_COLOR, data.land_colors.clone())
-            .with_inserted_attribute(Mesh::ATTRIBUTE_UV_0, temperatures)
+            .with_inserted_attribute(Mesh::ATTRIBUTE_UV_0, climate)
     } else {
         mesh.with_inserted_attribute(Mesh::ATTRIBUTE_COLOR, data.colors.clone())
     }

@@ -13,7 +13,7 @@ use crate::BiomeWorldSystems;
 /// splatting shader, a stylised look, or an extension of `StandardMaterial`. Terrain meshes carry
 /// positions, normals and linear vertex colours (the ground's colour; with the renderer's
 /// material in use, the land's colour without water floor, sand and snow, and the temperature
-/// in `uv.x`). Far forests keep the plugin's material.
+/// in `uv.x`, and in `uv.y` the share an edit's own surface, a road, covers). Far forests keep the plugin's material.
 ///
 /// A node that replaces others fades in with a dither only the plugin's material draws: with
 /// your own, set [`crate::BiomeWorldStreaming::fade_seconds`] to 0 (nodes swap in one frame,

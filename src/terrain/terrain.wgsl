@@ -1,7 +1,8 @@
 // Terrain: the standard PBR shader with the ground's surface classes worked out per pixel.
 //
-// Vertices carry the land colour (biomes blended across region borders) and, in `uv.x`, the
-// temperature. Water floor, sand and snow are laid over it here from the interpolated world
+// Vertices carry the land colour (biomes blended across region borders), in `uv.x` the
+// temperature and in `uv.y` the share an edit's own surface (a road) covers, already in the land
+// colour. Water floor, sand and snow are laid over the rest here from the interpolated world
 // height and temperature with the core's own formulas, so shore and snow lines are smooth
 // whatever the tile size. `fade` below 1 dithers the node in while it replaces another.
 
@@ -75,7 +76,7 @@ fn fragment(
 #ifdef VERTEX_UVS_A
     if terrain.vertex_colors_final == 0u {
         let land = pbr_input.material.base_color.rgb;
-        let rgb = ground(land, in.world_position.y, in.uv.x);
+        let rgb = mix(ground(land, in.world_position.y, in.uv.x), land, in.uv.y);
         pbr_input.material.base_color = vec4<f32>(rgb, pbr_input.material.base_color.a);
     }
 #endif

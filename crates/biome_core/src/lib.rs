@@ -12,11 +12,11 @@
 //!    stitches, layouts), and private hashing, scratch buffers and deterministic math.
 //! 2. **Noise**: [`tutorial`], the tutorial's functions one to one, giving the same bits as its
 //!    JavaScript; [`batch`], the same over many points at once, SIMD where the CPU has it.
-//! 3. **Fields**: [`density`] (the density stack as a serializable node graph), [`edits`]
-//!    (terrain edits over the procedural height: brushes, pads, paths), [`regions`]
+//! 3. **Fields**: [`density`] (the density stack as a serializable node graph), [`regions`]
 //!    (Voronoi regions), [`climate`], [`cover`] (what grows: tree species, scatter layers),
-//!    [`biomes`] (the biome table) and [`multi_noise`] (a multi-noise biome source in the style
-//!    of Minecraft 1.18+, and its exact nearest-box lookup).
+//!    [`biomes`] (the biome table), [`multi_noise`] (a multi-noise biome source in the style
+//!    of Minecraft 1.18+, and its exact nearest-box lookup) and [`edits`] (terrain edits over
+//!    the procedural height: brushes, pads, roads with their own colour, clearings).
 //! 4. **Terrain**: [`terrain`], the height field with the climate over it.
 //! 5. **Rivers**: [`rivers`], carved into the terrain, their beds never rising downstream.
 //! 6. **Generator**: [`generator`], [`WorldSettings`] (with RON presets) compiled into the
@@ -50,7 +50,7 @@ pub mod seed_offsets;
 // Noise: the tutorial's functions, and the same over many points at once.
 pub mod batch;
 pub mod tutorial;
-// Fields: the density stack, regions, climate, what grows, biomes, the multi-noise source.
+// Fields: the density stack, regions, climate, what grows, biomes, the multi-noise source, edits.
 pub mod biomes;
 pub mod climate;
 pub mod cover;

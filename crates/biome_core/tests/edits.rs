@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use biome_core::edits::{BrushOp, EditFileError, EditLog, EditSet, EditShape};
-use biome_core::{ChunkCoord, ChunkLayout, Surface, WorldGenerator, WorldSettings, limits};
+use biome_core::{ChunkCoord, ChunkLayout, Rgb, Surface, WorldGenerator, WorldSettings, limits};
 
 /// The ground before edits: anything smooth will do (a bumpy bowl).
 fn ground(x: f64, z: f64) -> f64 {
@@ -69,6 +69,7 @@ fn random_edits(draws: &mut Draws, count: usize) -> Vec<EditShape> {
                         .collect(),
                     width: draws.within(2.0, 12.0),
                     skirt: draws.within(0.0, 20.0),
+                    surface: (k % 8 == 7).then_some(Rgb(150, 120, 90)),
                 },
             }
         })
@@ -153,6 +154,7 @@ fn edits_with_skirts_are_continuous() {
             points: vec![[-60.0, 5.0, -60.0], [0.0, 15.0, 10.0], [60.0, 5.0, 40.0]],
             width: 6.0,
             skirt: 10.0,
+            surface: None,
         },
     ];
     let set = EditSet::new(edits).unwrap();
@@ -202,6 +204,7 @@ fn pads_and_paths_hold_their_heights() {
         points: vec![[0.0, 10.0, 0.0], [100.0, 20.0, 0.0]],
         width: 4.0,
         skirt: 3.0,
+        surface: None,
     };
     for k in 0..=10 {
         let x = f64::from(k) * 10.0;
@@ -256,6 +259,7 @@ fn bad_edits_are_refused_by_field() {
         points,
         width: 4.0,
         skirt: 1.0,
+        surface: None,
     };
     assert_eq!(field(vec![path(vec![[0.0; 3]])]), "edits[0].points");
     assert_eq!(
@@ -409,6 +413,88 @@ fn the_world_sees_its_edits() {
             edited.height_at(o.position[0], o.position[2])
         );
     }
+}
+
+/// A road with a surface colours the ground across its width, over snow and sand too (its cover
+/// says how much, for a shader laying those per pixel), in samples and in the chunk's vertices
+/// alike, fades out just past it, and leaves every colour beyond it as it was.
+#[test]
+fn a_road_lays_its_surface_colour() {
+    let layout = ChunkLayout::default();
+    let plain = WorldGenerator::default();
+    let dirt = Rgb(128, 104, 78);
+    let edited = edited_over(
+        &plain,
+        vec![EditShape::Path {
+            points: vec![[-40.0, 30.0, 20.0], [90.0, 30.0, 20.0]],
+            width: 6.0,
+            skirt: 4.0,
+            surface: Some(dirt),
+        }],
+    );
+    let linear = dirt.to_linear();
+    let close = |c: [f32; 4]| (0..3).all(|k| (f64::from(c[k]) - linear[k]).abs() < 1e-6);
+    for z in [20.0, 22.9] {
+        let on = edited.sample(10.0, z);
+        assert!(close(on.color) && close(on.land_color), "{on:?}");
+        assert_eq!(on.cover, 1.0);
+    }
+    let edge = edited.sample(10.0, 23.5);
+    assert!(!close(edge.color) && edge.color != plain.sample(10.0, 23.5).color);
+    assert!(
+        edge.cover > 0.0 && edge.cover < 1.0,
+        "fades at the edge: {}",
+        edge.cover
+    );
+    for z in [27.5, 30.0, -5.0] {
+        assert_eq!(edited.sample(10.0, z), plain.sample(10.0, z));
+    }
+    // Two roads crossing: the one laid last shows where both are whole, and the ground keeps
+    // only what both leave.
+    let red = Rgb(200, 40, 40);
+    let crossed = edited_over(
+        &plain,
+        vec![
+            EditShape::Path {
+                points: vec![[-40.0, 30.0, 20.0], [90.0, 30.0, 20.0]],
+                width: 6.0,
+                skirt: 4.0,
+                surface: Some(dirt),
+            },
+            EditShape::Path {
+                points: vec![[10.0, 30.0, -40.0], [10.0, 30.0, 90.0]],
+                width: 6.0,
+                skirt: 4.0,
+                surface: Some(red),
+            },
+        ],
+    );
+    let at = crossed.sample(10.0, 20.0);
+    let top = red.to_linear();
+    assert!(
+        (0..3).all(|k| (f64::from(at.color[k]) - top[k]).abs() < 1e-6),
+        "{at:?}"
+    );
+    let both = crossed.sample(13.5, 23.5);
+    let (one, other) = (
+        edited.sample(13.5, 23.5).cover,
+        crossed.sample(13.5, -5.0).cover,
+    );
+    assert!((both.cover - (1.0 - (1.0 - one) * (1.0 - other))).abs() < 1e-12);
+    let coord = ChunkCoord::containing(10.0, 20.0, &layout);
+    let chunk = edited.build_chunk(coord, &layout).unwrap();
+    let mut on_road = 0;
+    for k in 0..chunk.positions.len() {
+        let [x, _, z] = chunk.world_position(k);
+        let sample = edited.sample(x, z);
+        assert_eq!(chunk.colors[k], sample.color, "({x}, {z})");
+        assert_eq!(chunk.covers[k], sample.cover as f32, "({x}, {z})");
+        if (-40.0..=90.0).contains(&x) && (z - 20.0).abs() <= 3.0 {
+            assert!(close(chunk.colors[k]), "({x}, {z})");
+            on_road += 1;
+        }
+    }
+    assert!(on_road > 50, "{on_road} vertices on the road");
 }
 
 /// A pad over a river stops its water there; a trench cut into the channel below its water keeps

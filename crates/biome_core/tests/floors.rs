@@ -21,12 +21,12 @@ const FLOORS: [&str; 23] = [
     "batch",
     // Fields.
     "density",
-    "edits",
     "regions",
     "climate",
     "cover",
     "biomes",
     "multi_noise",
+    "edits",
     // Terrain, rivers, the generator.
     "terrain",
     "rivers",

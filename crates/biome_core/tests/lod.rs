@@ -10,7 +10,7 @@ use std::sync::atomic::AtomicBool;
 use biome_core::edits::{BrushOp, EditLog, EditSet, EditShape};
 
 use biome_core::{ChunkCoord, ChunkData, ChunkLayout, MeshStyle, NodeCoord, Stitch};
-use biome_core::{WorldGenerator, WorldSettings, limits};
+use biome_core::{Rgb, WorldGenerator, WorldSettings, limits};
 use proptest::prelude::*;
 
 fn generator(seed: i64) -> WorldGenerator {
@@ -60,7 +60,8 @@ fn edited_across(
         x0 + size * f64::from(dx.max(0)),
         z0 + size * f64::from(dz.max(0)),
     ];
-    let reach = (size * 0.3).min(4000.0);
+    // At least 2 units: the smallest nodes (two one-unit tiles) still get edits of valid size.
+    let reach = (size * 0.3).clamp(2.0, 4000.0);
     let edits = vec![
         EditShape::Pad {
             center: edge_mid,
@@ -90,6 +91,7 @@ fn edited_across(
             ],
             width: (reach * 0.1).max(1.0),
             skirt: reach * 0.2,
+            surface: None,
         },
     ];
     generator.with_edits(Arc::new(EditSet::new(edits).unwrap()))
@@ -178,6 +180,7 @@ fn assert_watertight(fine: &ChunkData, coarse: &ChunkData, side: usize) {
                 fine.temperatures[k], coarse.temperatures[c],
                 "temperature at {t}"
             );
+            assert_eq!(fine.covers[k], coarse.covers[c], "cover at {t}");
             continue;
         }
         // Between two coarse vertices: on their segment.
@@ -202,6 +205,8 @@ fn assert_watertight(fine: &ChunkData, coarse: &ChunkData, side: usize) {
                 / 2.0) as f32;
             assert_eq!(fine.land_colors[k][c], land, "land between at {t}");
         }
+        let cover = ((f64::from(coarse.covers[a]) + f64::from(coarse.covers[b])) / 2.0) as f32;
+        assert_eq!(fine.covers[k], cover, "cover between at {t}");
         let temperature =
             ((f64::from(coarse.temperatures[a]) + f64::from(coarse.temperatures[b])) / 2.0) as f32;
         assert_eq!(
@@ -460,6 +465,7 @@ fn place(raw: &RawEdit, origin: [f64; 2], size: f64) -> EditShape {
                 .collect(),
             width: (extent * 0.2).max(0.5),
             skirt: extent * falloff,
+            surface: (*falloff > 0.5).then_some(Rgb(140, 110, 80)),
         },
         _ => EditShape::Clearing {
             center,

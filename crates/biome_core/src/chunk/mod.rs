@@ -225,6 +225,9 @@ pub struct ChunkData {
     /// Temperature per vertex, 0 to 1, with mountain chill (snow lies below
     /// `surface.snow_temperature`).
     pub temperatures: Vec<f32>,
+    /// Share of the ground an edit's own surface covers per vertex, 0 to 1
+    /// ([`crate::Sample::cover`]): what a shader leaves bare of snow and sand.
+    pub covers: Vec<f32>,
     /// Triangle list, counter-clockwise seen from above.
     pub indices: Vec<u32>,
     /// Biome index ([`crate::BiomeTable::biomes`]) per vertex.
@@ -555,6 +558,7 @@ pub(crate) fn build(
         colors: Vec::with_capacity(vertex_count),
         land_colors: Vec::with_capacity(vertex_count),
         temperatures: Vec::with_capacity(vertex_count),
+        covers: Vec::with_capacity(vertex_count),
         indices: Vec::with_capacity(6 * (tiles * tiles) as usize),
         biomes: Vec::with_capacity(vertex_count),
         trees,
@@ -883,6 +887,7 @@ impl StitchedEdges {
             chunk.land_colors[k] =
                 [0, 1, 2, 3].map(|c| midpoint(chunk.land_colors[a][c], chunk.land_colors[b][c]));
             chunk.temperatures[k] = midpoint(chunk.temperatures[a], chunk.temperatures[b]);
+            chunk.covers[k] = midpoint(chunk.covers[a], chunk.covers[b]);
             chunk.biomes[k] = chunk.biomes[a];
         }
     }
@@ -906,6 +911,7 @@ impl ChunkData {
         self.colors.push(sample.color);
         self.land_colors.push(sample.land_color);
         self.temperatures.push(sample.climate.temperature as f32);
+        self.covers.push(sample.cover as f32);
         self.biomes.push(sample.biome as u16);
     }
 

@@ -10,6 +10,7 @@
 //!            2 pad           x z half_x half_z height skirt
 //!            3 path          u32 n, n × (x height z), width skirt
 //!            4 clearing      x z radius
+//!            5 surfaced path as 3, then its surface colour: u8 red, green, blue (sRGB)
 //! check    u64       FNV-1a of every byte before it
 //! ```
 //!
@@ -21,6 +22,7 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 use super::{BrushOp, EditLog, EditLogError, EditShape};
+use crate::biomes::Rgb;
 use crate::hash::fnv1a;
 use crate::limits;
 
@@ -140,14 +142,18 @@ impl EditLog {
                     points,
                     width,
                     skirt,
+                    surface,
                 } => {
-                    out.push(3);
+                    out.push(if surface.is_some() { 5 } else { 3 });
                     // At most `limits::MAX_PATH_POINTS`: the log checked it.
                     out.extend_from_slice(&(points.len() as u32).to_le_bytes());
                     for p in points {
                         numbers(&mut out, p);
                     }
                     numbers(&mut out, &[*width, *skirt]);
+                    if let Some(Rgb(r, g, b)) = surface {
+                        out.extend_from_slice(&[*r, *g, *b]);
+                    }
                 }
                 EditShape::Clearing { center, radius } => {
                     out.push(4);
@@ -210,7 +216,7 @@ impl EditLog {
                         skirt,
                     }
                 }
-                3 => {
+                3 | 5 => {
                     let n = reader.u32()? as usize;
                     // Each point takes 24 bytes: a count past the bytes left is a cut file,
                     // found before anything is allocated for it.
@@ -221,10 +227,16 @@ impl EditLog {
                         .map(|_| reader.numbers())
                         .collect::<Result<Vec<[f64; 3]>, _>>()?;
                     let [width, skirt] = reader.numbers()?;
+                    let surface = if shape == 5 {
+                        Some(Rgb(reader.u8()?, reader.u8()?, reader.u8()?))
+                    } else {
+                        None
+                    };
                     EditShape::Path {
                         points,
                         width,
                         skirt,
+                        surface,
                     }
                 }
                 4 => {

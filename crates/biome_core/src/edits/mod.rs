@@ -12,7 +12,8 @@
 //! - [`EditShape::Pad`]: a flat rectangle at a height (a building site, a camp) with a sloped
 //!   skirt down (or up) to the ground around it;
 //! - [`EditShape::Path`]: a road along a polyline of points with heights, cut and filled to the
-//!   grade between them across its width, with a skirt on each side;
+//!   grade between them across its width, with a skirt on each side, and its own surface colour
+//!   if it has one;
 //! - [`EditShape::Clearing`]: a disc where nothing grows and nothing is scattered, the height
 //!   untouched.
 //!
@@ -26,6 +27,7 @@ pub use log::{EditLog, EditLogError, Recorded};
 
 use serde::{Deserialize, Serialize};
 
+use crate::biomes::Rgb;
 use crate::check::{Check, Checked, SettingsError};
 use crate::limits;
 use crate::math::{hypot, smoothstep};
@@ -74,6 +76,10 @@ pub enum EditShape {
         width: f64,
         /// World units.
         skirt: f64,
+        /// The road's own colour across its width (fading out over a unit, or its skirt if
+        /// narrower), over the ground's; `None` keeps the ground's.
+        #[serde(default)]
+        surface: Option<Rgb>,
     },
     /// A disc around `center` (world `x, z`) of `radius` with no trees and no scattered objects.
     Clearing {
@@ -112,6 +118,7 @@ impl EditShape {
                 points,
                 width,
                 skirt,
+                ..
             } => {
                 let reach = width / 2.0 + skirt;
                 let mut low = [f64::INFINITY; 2];
@@ -163,6 +170,7 @@ impl EditShape {
                 points,
                 width,
                 skirt,
+                ..
             } => {
                 let Some((distance, grade)) = nearest_on_path(points, x, z) else {
                     return ground;
@@ -173,6 +181,25 @@ impl EditShape {
             }
             Self::Clearing { .. } => ground,
         }
+    }
+
+    /// The edit's own surface colour at `(x, z)` and how much of it lies there (over 0, up to
+    /// 1): a path with a `surface`, across its width and fading out just beyond it.
+    #[must_use]
+    pub fn surface_at(&self, x: f64, z: f64) -> Option<(Rgb, f64)> {
+        let Self::Path {
+            points,
+            width,
+            skirt,
+            surface: Some(colour),
+        } = self
+        else {
+            return None;
+        };
+        let (distance, _) = nearest_on_path(points, x, z)?;
+        let half = width / 2.0;
+        let weight = 1.0 - smoothstep(half, half + skirt.min(1.0), distance);
+        (weight > 0.0).then_some((*colour, weight))
     }
 
     /// Whether nothing grows or is scattered at `(x, z)`: on a pad's rectangle, within a path's
@@ -234,6 +261,7 @@ impl EditShape {
                 points,
                 width,
                 skirt,
+                ..
             } => {
                 if !(2..=limits::MAX_PATH_POINTS).contains(&points.len()) {
                     return check.fail(
@@ -288,6 +316,27 @@ fn nearest_on_path(points: &[[f64; 3]], x: f64, z: f64) -> Option<(f64, f64)> {
 
 /// Side of a cell of the [`EditSet`]'s index, world units.
 const CELL: f64 = 64.0;
+
+/// The edits' own surfaces over a point ([`EditSet::cover`]), as one colour laid over the
+/// ground's: snow, sand and water floor do not cover it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SurfaceCover {
+    /// Linear RGB.
+    pub color: [f64; 3],
+    /// How much of the ground it covers, over 0 and up to 1.
+    pub weight: f64,
+}
+
+impl SurfaceCover {
+    /// `ground` (linear RGBA) with this cover laid over it; alpha kept.
+    #[must_use]
+    pub fn over(self, ground: [f32; 4]) -> [f32; 4] {
+        let mix = |c: usize| {
+            (f64::from(ground[c]) + (self.color[c] - f64::from(ground[c])) * self.weight) as f32
+        };
+        [mix(0), mix(1), mix(2), ground[3]]
+    }
+}
 
 /// Edits in the order they apply, with a grid index of their footprints.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -368,6 +417,36 @@ impl EditSet {
     pub fn height_at(&self, x: f64, z: f64, ground: f64) -> f64 {
         self.reaching(x, z)
             .fold(ground, |height, edit| edit.apply(x, z, height))
+    }
+
+    /// The edits' own surfaces over `(x, z)` ([`EditShape::surface_at`]), laid on in order
+    /// into one cover; `None` where none lies, so the ground keeps its bits.
+    #[must_use]
+    pub fn cover(&self, x: f64, z: f64) -> Option<SurfaceCover> {
+        if self.cells.is_empty() {
+            return None;
+        }
+        self.reaching(x, z)
+            .filter_map(|edit| edit.surface_at(x, z))
+            .fold(None, |below: Option<SurfaceCover>, (rgb, weight)| {
+                let top = rgb.to_linear();
+                Some(match below {
+                    None => SurfaceCover { color: top, weight },
+                    // Laying `top` at `weight` over `below` in one cover: what shows of the
+                    // ground is what both leave, and the colour is their shares' mean.
+                    Some(below) => {
+                        let total = below.weight + (1.0 - below.weight) * weight;
+                        let color = [0, 1, 2].map(|c| {
+                            (below.color[c] * below.weight * (1.0 - weight) + top[c] * weight)
+                                / total
+                        });
+                        SurfaceCover {
+                            color,
+                            weight: total,
+                        }
+                    }
+                })
+            })
     }
 
     /// Whether an edit clears `(x, z)` of trees and scattered objects ([`EditShape::clears`]).

@@ -91,6 +91,10 @@ pub struct Sample {
     /// and snow are laid over it (which a terrain shader can do per pixel from the height and
     /// the temperature, with [`SNOW_BAND`]).
     pub land_color: [f32; 4],
+    /// How much of the ground an edit's own surface covers (a road's,
+    /// [`crate::edits::SurfaceCover`]), already laid into `color` and `land_color`: a shader
+    /// laying snow and sand over `land_color` leaves this share uncovered. 0 where none lies.
+    pub cover: f64,
 }
 
 /// Half the width, in temperature, of the band over which land turns to snow around
@@ -386,7 +390,7 @@ impl WorldGenerator {
         let [wx, wz] = wobble_point(&self.wobble, x, z, regions.wobble, regions.wobble_scale);
         let pair = self.terrain.regions.nearest_two(wx, wz);
         let biomes = [pair.nearest, pair.second].map(|region| self.region_biome(region));
-        self.finish(noise, pair, biomes, river)
+        self.finish([x, z], noise, pair, biomes, river)
     }
 
     /// [`WorldGenerator::sample`] at every `(xs[k], zs[k])`, with the batch (SIMD) paths and one cache of
@@ -560,10 +564,12 @@ impl WorldGenerator {
         )
     }
 
-    /// Turns one point's noise, its two nearest regions and their biomes into a [`Sample`].
-    /// Shared by [`WorldGenerator::sample`] and the batch paths so both give the same bits.
+    /// Turns one point's noise, its two nearest regions and their biomes into a [`Sample`], the
+    /// edits' surfaces laid on its colour. Shared by [`WorldGenerator::sample`] and the batch
+    /// paths so both give the same bits.
     pub(crate) fn finish(
         &self,
+        [x, z]: [f64; 2],
         noise: PointNoise,
         pair: RegionPair,
         [biome, second_biome]: [usize; 2],
@@ -582,6 +588,10 @@ impl WorldGenerator {
             self.surface(noise.density, climate.temperature)
         };
         let height_scale = self.settings.terrain.height_scale;
+        let land = self.river_land(biome, second_biome, blend, river);
+        let color = self.color(surface, noise.density, climate.temperature, land, river);
+        let land_color = [land[0] as f32, land[1] as f32, land[2] as f32, 1.0];
+        let cover = self.edits.cover(x, z);
         Sample {
             height: noise.density * height_scale,
             density: noise.density,
@@ -593,17 +603,9 @@ impl WorldGenerator {
             region: pair.nearest,
             second_region: pair.second,
             surface,
-            color: self.color(
-                surface,
-                noise.density,
-                climate.temperature,
-                self.river_land(biome, second_biome, blend, river),
-                river,
-            ),
-            land_color: {
-                let land = self.river_land(biome, second_biome, blend, river);
-                [land[0] as f32, land[1] as f32, land[2] as f32, 1.0]
-            },
+            color: cover.map_or(color, |cover| cover.over(color)),
+            land_color: cover.map_or(land_color, |cover| cover.over(land_color)),
+            cover: cover.map_or(0.0, |cover| cover.weight),
         }
     }
 
@@ -785,7 +787,8 @@ impl WorldGenerator {
                     wet: shifts.map_or(batch.wet[k], |shifts| batch.wet[k] + shifts[k]),
                 };
                 let river = rivers.map_or(RiverPoint::DRY, |r| r[k]);
-                visit(k, self.finish(noise, pair, [found[0], found[1]], river));
+                let at = [xs[k], zs[k]];
+                visit(k, self.finish(at, noise, pair, [found[0], found[1]], river));
             }
         }
     }
