@@ -443,10 +443,10 @@ fn many_edits() -> Vec<EditShape> {
 fn edits(c: &mut Criterion) {
     let plain = WorldGenerator::new(WorldSettings::default()).expect("defaults are valid");
     let set = EditSet::new(many_edits()).expect("the edits are valid");
+    let bytes_per_edit = set.memory_bytes() as f64 / 10_000.0;
     eprintln!(
-        "10,000 edits within 1 km²: {} bytes in their set, {:.0} an edit",
+        "10,000 edits within 1 km²: {} bytes in their set, {bytes_per_edit:.0} an edit",
         set.memory_bytes(),
-        set.memory_bytes() as f64 / 10_000.0
     );
     let edited = plain.clone().with_edits(std::sync::Arc::new(set));
     let layout = ChunkLayout::default();
@@ -464,6 +464,33 @@ fn edits(c: &mut Criterion) {
         });
     }
     group.finish();
+    // Criterion measures one world after the other, and this machine's speed drifts between
+    // them: the ratio is also taken with the two interleaved, a round of the 64 chunks each.
+    let round = |world: &WorldGenerator| {
+        let start = std::time::Instant::now();
+        for k in 0..64 {
+            black_box(
+                world
+                    .build_chunk(ChunkCoord::new(k % 8 - 4, k / 8 - 4), &layout)
+                    .expect("the default layout is valid"),
+            );
+        }
+        start.elapsed().as_secs_f64() / 64.0
+    };
+    let mut ratios: Vec<f64> = (0..40)
+        .map(|_| {
+            let none = round(&plain);
+            round(&edited) / none
+        })
+        .collect();
+    ratios.sort_by(f64::total_cmp);
+    eprintln!(
+        "RESULT {{\"config\": \"edits, build_chunk 64x64\", \"ratio_median\": {:.2}, \
+         \"ratio_p90\": {:.2}, \"bytes_per_edit\": {:.0}}}",
+        ratios[ratios.len() / 2],
+        ratios[ratios.len() * 9 / 10],
+        bytes_per_edit
+    );
 }
 
 fn preset(text: &str) -> WorldGenerator {

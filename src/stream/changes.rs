@@ -5,6 +5,7 @@
 
 use std::sync::Arc;
 
+use biome_core::edits::overlap;
 use biome_core::{ChunkLayout, NodeCoord};
 
 /// One area whose content changed, world `[min, max]` on both axes, at `revision`.
@@ -48,12 +49,7 @@ impl AreaChanges {
         self.list
             .iter()
             .rev()
-            .find(|c| {
-                c.min[0] <= high[0]
-                    && c.max[0] >= low[0]
-                    && c.min[1] <= high[1]
-                    && c.max[1] >= low[1]
-            })
+            .find(|c| overlap([c.min, c.max], [low, high]))
             .map_or(0, |c| c.revision)
     }
 }

@@ -726,7 +726,7 @@ fn densities(
         }
         std::thread::yield_now();
         let end = (start + CANCEL_BLOCK).min(xs.len());
-        generator.terrain_values(
+        generator.carved_values(
             &xs[start..end],
             &zs[start..end],
             cache,
@@ -734,6 +734,7 @@ fn densities(
             &mut density[start..end],
         );
     }
+    generator.edit_values(xs, zs, &mut density);
     Ok(density)
 }
 

@@ -30,7 +30,7 @@ use serde::{Deserialize, Serialize};
 use crate::biomes::Rgb;
 use crate::check::{Check, Checked, SettingsError};
 use crate::limits;
-use crate::math::{hypot, smoothstep};
+use crate::math::smoothstep;
 
 /// What a brush does to the ground under it.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -132,6 +132,48 @@ impl EditShape {
         }
     }
 
+    /// The disc outside which a brush or a clearing does nothing: its centre and radius.
+    fn disc(&self) -> Option<([f64; 2], f64)> {
+        match self {
+            Self::Brush { center, radius, .. } | Self::Clearing { center, radius } => {
+                Some((*center, *radius))
+            }
+            _ => None,
+        }
+    }
+
+    /// The height this edit sets at `(x, z)` whatever the ground was, where it sets one: on a
+    /// pad, and within a flattening brush's full-strength disc. [`EditShape::apply`] gives
+    /// exactly this there, so the edits before it need not be applied.
+    #[must_use]
+    pub fn overrides(&self, x: f64, z: f64) -> Option<f64> {
+        match self {
+            Self::Brush {
+                center,
+                radius,
+                falloff,
+                op: BrushOp::Flatten(height),
+            } => {
+                let (dx, dz) = (x - center[0], z - center[1]);
+                let squared = dx * dx + dz * dz;
+                let inner = radius * (1.0 - falloff);
+                // As `apply` decides it, test for test.
+                (squared < radius * radius && squared <= inner * inner).then_some(*height)
+            }
+            Self::Pad {
+                center,
+                half_size,
+                height,
+                ..
+            } => {
+                let out_x = ((x - center[0]).abs() - half_size[0]).max(0.0);
+                let out_z = ((z - center[1]).abs() - half_size[1]).max(0.0);
+                (out_x == 0.0 && out_z == 0.0).then_some(*height)
+            }
+            _ => None,
+        }
+    }
+
     /// The height at `(x, z)` after this edit, where it was `ground` before.
     #[must_use]
     pub fn apply(&self, x: f64, z: f64, ground: f64) -> f64 {
@@ -142,8 +184,22 @@ impl EditShape {
                 falloff,
                 op,
             } => {
-                let d = hypot(x - center[0], z - center[1]);
-                let weight = 1.0 - smoothstep(radius * (1.0 - falloff), *radius, d);
+                let (dx, dz) = (x - center[0], z - center[1]);
+                let squared = dx * dx + dz * dz;
+                // Most points a brush's bounds hold lie beyond its reach (its disc's corners),
+                // or well inside it: neither needs the root.
+                if squared >= radius * radius {
+                    return ground;
+                }
+                let inner = radius * (1.0 - falloff);
+                if squared <= inner * inner {
+                    // Full strength: flattened ground is exactly at its height.
+                    return match *op {
+                        BrushOp::Raise(amount) => ground + amount,
+                        BrushOp::Flatten(height) => height,
+                    };
+                }
+                let weight = 1.0 - smoothstep(inner, *radius, squared.sqrt());
                 match *op {
                     BrushOp::Raise(amount) => ground + amount * weight,
                     BrushOp::Flatten(height) => ground + (height - ground) * weight,
@@ -157,14 +213,16 @@ impl EditShape {
             } => {
                 let out_x = ((x - center[0]).abs() - half_size[0]).max(0.0);
                 let out_z = ((z - center[1]).abs() - half_size[1]).max(0.0);
-                let out = hypot(out_x, out_z);
-                // Full on the pad itself, whatever the skirt (none: a cliff at its edge).
-                let weight = if out == 0.0 {
-                    1.0
-                } else {
-                    1.0 - smoothstep(0.0, *skirt, out)
-                };
-                ground + (height - ground) * weight
+                // Exactly at its height on the pad itself, whatever the skirt (none: a cliff at
+                // its edge).
+                if out_x == 0.0 && out_z == 0.0 {
+                    return *height;
+                }
+                let out = (out_x * out_x + out_z * out_z).sqrt();
+                if out >= *skirt {
+                    return ground;
+                }
+                ground + (height - ground) * (1.0 - smoothstep(0.0, *skirt, out))
             }
             Self::Path {
                 points,
@@ -214,7 +272,10 @@ impl EditShape {
             Self::Path { points, width, .. } => {
                 nearest_on_path(points, x, z).is_some_and(|(distance, _)| distance <= width / 2.0)
             }
-            Self::Clearing { center, radius } => hypot(x - center[0], z - center[1]) <= *radius,
+            Self::Clearing { center, radius } => {
+                let (dx, dz) = (x - center[0], z - center[1]);
+                dx * dx + dz * dz <= radius * radius
+            }
         }
     }
 
@@ -300,18 +361,19 @@ impl EditShape {
 /// The distance from `(x, z)` to the nearest point of the polyline `points`, and the grade
 /// (height between its two ends) there; `None` for fewer than two points.
 fn nearest_on_path(points: &[[f64; 3]], x: f64, z: f64) -> Option<(f64, f64)> {
-    points
+    let (squared, grade) = points
         .windows(2)
         .map(|pair| {
             let ([ax, ay, az], [bx, by, bz]) = (pair[0], pair[1]);
             let (dx, dz) = (bx - ax, bz - az);
             let length2 = dx * dx + dz * dz;
             let t = (((x - ax) * dx + (z - az) * dz) / length2).clamp(0.0, 1.0);
-            let (px, pz) = (ax + dx * t, az + dz * t);
-            (hypot(x - px, z - pz), ay + (by - ay) * t)
+            let (ex, ez) = (x - (ax + dx * t), z - (az + dz * t));
+            (ex * ex + ez * ez, ay + (by - ay) * t)
         })
         // The first of equally near segments: the same answer on every machine.
-        .reduce(|best, next| if next.0 < best.0 { next } else { best })
+        .reduce(|best, next| if next.0 < best.0 { next } else { best })?;
+    Some((squared.sqrt(), grade))
 }
 
 /// Side of a cell of the [`EditSet`]'s index, world units.
@@ -342,6 +404,10 @@ impl SurfaceCover {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct EditSet {
     edits: Vec<EditShape>,
+    /// Each edit's [`EditShape::bounds`], worked out once.
+    bounds: Vec<[[f64; 2]; 2]>,
+    /// Whether any edit lays its own surface ([`EditShape::surface_at`]).
+    surfaced: bool,
     /// The edits (indices, in order) whose bounds meet each cell, keyed by cell.
     cells: std::collections::HashMap<[i64; 2], Vec<u32>>,
 }
@@ -360,6 +426,7 @@ impl EditSet {
     /// `edits` (checked already) with their index.
     fn indexed(edits: Vec<EditShape>) -> Self {
         let mut cells: std::collections::HashMap<[i64; 2], Vec<u32>> = Default::default();
+        let bounds: Vec<_> = edits.iter().map(EditShape::bounds).collect();
         for (k, edit) in edits.iter().enumerate() {
             let [low, high] = cell_span(edit);
             for cz in low[1]..=high[1] {
@@ -368,7 +435,21 @@ impl EditSet {
                 }
             }
         }
-        Self { edits, cells }
+        let surfaced = edits.iter().any(|edit| {
+            matches!(
+                edit,
+                EditShape::Path {
+                    surface: Some(_),
+                    ..
+                }
+            )
+        });
+        Self {
+            edits,
+            bounds,
+            surfaced,
+            cells,
+        }
     }
 
     /// The edits, in the order they apply.
@@ -383,8 +464,9 @@ impl EditSet {
         self.edits.is_empty()
     }
 
-    /// About how many bytes the set holds: its edits (with a road's points) and its index (a
-    /// map slot per cell of 64 units an edit's bounds meet, and four bytes per edit and cell).
+    /// About how many bytes the set holds: its edits (with a road's points and their bounds)
+    /// and its index (a map slot per cell of 64 units an edit's bounds meet, and four bytes per
+    /// edit and cell).
     #[must_use]
     pub fn memory_bytes(&self) -> usize {
         let points = |edit: &EditShape| match edit {
@@ -392,6 +474,7 @@ impl EditSet {
             _ => 0,
         };
         let edits = self.edits.capacity() * std::mem::size_of::<EditShape>()
+            + self.bounds.capacity() * std::mem::size_of::<[[f64; 2]; 2]>()
             + self.edits.iter().map(points).sum::<usize>();
         let slot = std::mem::size_of::<([i64; 2], Vec<u32>)>() + 1;
         let index = self.cells.capacity() * slot
@@ -404,12 +487,109 @@ impl EditSet {
     /// The edits, in order, whose bounds hold `(x, z)`.
     fn reaching(&self, x: f64, z: f64) -> impl Iterator<Item = &EditShape> {
         let cell = self.cells.get(&[cell_of(x), cell_of(z)]);
-        cell.into_iter().flatten().filter_map(move |&k| {
-            let edit = &self.edits[k as usize];
-            let [low, high] = edit.bounds();
-            // Outside its bounds an edit gives the height back as it was: skipping it is exact.
-            (low[0] <= x && x <= high[0] && low[1] <= z && z <= high[1]).then_some(edit)
-        })
+        cell.into_iter()
+            .flatten()
+            .filter_map(move |&k| self.holding(k, x, z))
+    }
+
+    /// Edit `k` if its bounds hold `(x, z)`. Outside them an edit gives the height back as it
+    /// was: skipping it is exact.
+    fn holding(&self, k: u32, x: f64, z: f64) -> Option<&EditShape> {
+        let [low, high] = self.bounds[k as usize];
+        (low[0] <= x && x <= high[0] && low[1] <= z && z <= high[1])
+            .then(|| &self.edits[k as usize])
+    }
+
+    /// [`EditSet::near`] the box around the points `(xs[k], zs[k])`.
+    pub(crate) fn near_points(
+        &self,
+        xs: &[f64],
+        zs: &[f64],
+        purpose: NearFor,
+    ) -> Option<EditsNear<'_>> {
+        if self.edits.is_empty() || xs.is_empty() {
+            return None;
+        }
+        let span = |values: &[f64]| {
+            values
+                .iter()
+                .fold([f64::INFINITY, f64::NEG_INFINITY], |[lo, hi], &v| {
+                    [lo.min(v), hi.max(v)]
+                })
+        };
+        let ([x0, x1], [z0, z1]) = (span(xs), span(zs));
+        self.near([x0, z0], [x1, z1], purpose)
+    }
+
+    /// The edits that may reach `[min.x, max.x] × [min.z, max.z]` for `purpose`, binned over it
+    /// in square cells (at most [`NEAR_BINS`] along its longer side; a brush or clearing only
+    /// in the cells its disc meets), so a batch of points there pays only for the edits near
+    /// each point; `None` where none reaches it.
+    pub(crate) fn near(
+        &self,
+        min: [f64; 2],
+        max: [f64; 2],
+        purpose: NearFor,
+    ) -> Option<EditsNear<'_>> {
+        let mut found = Vec::new();
+        self.visit_meeting(min, max, |k| {
+            found.push(k);
+            false
+        });
+        // In the order they apply, each once.
+        found.sort_unstable();
+        found.dedup();
+        found.retain(|&k| purpose.wants(&self.edits[k as usize]));
+        if found.is_empty() {
+            return None;
+        }
+        let sides = [max[0] - min[0], max[1] - min[1]];
+        let cell = (sides[0].max(sides[1]) / NEAR_BINS as f64).max(f64::MIN_POSITIVE);
+        let bins = sides.map(|side| ((side / cell).ceil() as usize).clamp(1, NEAR_BINS));
+        let mut near = EditsNear {
+            set: self,
+            min,
+            cell,
+            bins,
+            starts: vec![0; bins[0] * bins[1] + 1],
+            items: Vec::new(),
+        };
+        // Rounding may put a point a few ulps outside the cell it is binned in: discs meet
+        // cells grown by more than that.
+        let scale = [min[0], min[1], max[0], max[1]]
+            .into_iter()
+            .fold(0.0, |m: f64, v| m.max(v.abs()));
+        let margin = cell * 1e-6 + scale * 1e-12;
+        let mut pairs = Vec::new();
+        for &k in &found {
+            let [low, high] = self.bounds[k as usize];
+            let (first, last) = (near.bin(low), near.bin(high));
+            let disc = self.edits[k as usize].disc();
+            for bz in first[1]..=last[1] {
+                for bx in first[0]..=last[0] {
+                    let meets = disc.is_none_or(|(centre, radius)| {
+                        near.cell_meets_disc([bx, bz], centre, radius + margin)
+                    });
+                    if meets {
+                        pairs.push((bz * bins[0] + bx, k));
+                    }
+                }
+            }
+        }
+        // Counted, then filled: each cell's edits in one run of `items`, in order.
+        for &(b, _) in &pairs {
+            near.starts[b + 1] += 1;
+        }
+        for b in 0..bins[0] * bins[1] {
+            near.starts[b + 1] += near.starts[b];
+        }
+        let mut next = near.starts.clone();
+        near.items = vec![0; pairs.len()];
+        for (b, k) in pairs {
+            near.items[next[b] as usize] = k;
+            next[b] += 1;
+        }
+        Some(near)
     }
 
     /// The height at `(x, z)` with every edit applied in order over `ground`.
@@ -423,7 +603,7 @@ impl EditSet {
     /// into one cover; `None` where none lies, so the ground keeps its bits.
     #[must_use]
     pub fn cover(&self, x: f64, z: f64) -> Option<SurfaceCover> {
-        if self.cells.is_empty() {
+        if !self.surfaced {
             return None;
         }
         self.reaching(x, z)
@@ -459,9 +639,20 @@ impl EditSet {
     /// `[min.x, max.x] × [min.z, max.z]` (which nodes a change of edits rebuilds).
     #[must_use]
     pub fn touches(&self, min: [f64; 2], max: [f64; 2]) -> bool {
-        let meets = |edit: &EditShape| {
-            let [low, high] = edit.bounds();
-            low[0] <= max[0] && high[0] >= min[0] && low[1] <= max[1] && high[1] >= min[1]
+        self.visit_meeting(min, max, |_| true)
+    }
+
+    /// Calls `visit` with each edit whose bounds meet `[min.x, max.x] × [min.z, max.z]`
+    /// (perhaps more than once, in no set order) until it returns `true`; whether it did.
+    fn visit_meeting(
+        &self,
+        min: [f64; 2],
+        max: [f64; 2],
+        mut visit: impl FnMut(u32) -> bool,
+    ) -> bool {
+        let mut meets = |k: u32| {
+            let [low, high] = self.bounds[k as usize];
+            overlap([low, high], [min, max]) && visit(k)
         };
         let (first, last) = (
             [cell_of(min[0]), cell_of(min[1])],
@@ -469,16 +660,124 @@ impl EditSet {
         );
         let side = |axis: usize| (i128::from(last[axis]) - i128::from(first[axis]) + 1).max(0);
         if side(0) * side(1) > self.edits.len() as i128 {
-            return self.edits.iter().any(meets);
+            return (0..self.edits.len() as u32).any(meets);
         }
         (first[1]..=last[1]).any(|cz| {
             (first[0]..=last[0]).any(|cx| {
                 self.cells
                     .get(&[cx, cz])
-                    .is_some_and(|edits| edits.iter().any(|&k| meets(&self.edits[k as usize])))
+                    .is_some_and(|edits| edits.iter().any(|&k| meets(k)))
             })
         })
     }
+}
+
+/// What a batch asks of the edits near it ([`EditSet::near`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum NearFor {
+    /// Heights: every edit but clearings.
+    Heights,
+    /// Whether the ground is cleared: every edit but brushes.
+    Clearing,
+}
+
+impl NearFor {
+    fn wants(self, edit: &EditShape) -> bool {
+        match self {
+            Self::Heights => !matches!(edit, EditShape::Clearing { .. }),
+            Self::Clearing => !matches!(edit, EditShape::Brush { .. }),
+        }
+    }
+}
+
+/// Bins along the longer side of the box [`EditSet::near`] covers.
+const NEAR_BINS: usize = 32;
+
+/// The edits of an [`EditSet`] near a box ([`EditSet::near`]), binned over it.
+#[derive(Debug)]
+pub(crate) struct EditsNear<'a> {
+    set: &'a EditSet,
+    min: [f64; 2],
+    /// A bin's side.
+    cell: f64,
+    /// Bins along x and z.
+    bins: [usize; 2],
+    /// Where each bin's run of `items` starts; one more for the end.
+    starts: Vec<u32>,
+    /// Edit indices, bin by bin, each run in the order the edits apply.
+    items: Vec<u32>,
+}
+
+impl EditsNear<'_> {
+    /// The bin holding `p`, clamped to the box: a point and the bounds holding it always share
+    /// one, since the division and floor never reorder values.
+    fn bin(&self, p: [f64; 2]) -> [usize; 2] {
+        [0, 1].map(|axis| {
+            let b = ((p[axis] - self.min[axis]) / self.cell).floor();
+            b.clamp(0.0, (self.bins[axis] - 1) as f64) as usize
+        })
+    }
+
+    /// Whether the disc around `centre` meets cell `[bx, bz]`, the cells on the box's edges
+    /// reaching on without end.
+    fn cell_meets_disc(&self, [bx, bz]: [usize; 2], centre: [f64; 2], radius: f64) -> bool {
+        let gap = |axis: usize, b: usize| {
+            let low = if b == 0 {
+                f64::NEG_INFINITY
+            } else {
+                self.min[axis] + b as f64 * self.cell
+            };
+            let high = if b + 1 == self.bins[axis] {
+                f64::INFINITY
+            } else {
+                self.min[axis] + (b + 1) as f64 * self.cell
+            };
+            (low - centre[axis]).max(centre[axis] - high).max(0.0)
+        };
+        let (gx, gz) = (gap(0, bx), gap(1, bz));
+        gx * gx + gz * gz <= radius * radius
+    }
+
+    /// The edits, in order, whose bounds hold `(x, z)`, a point of the box.
+    fn reaching(&self, x: f64, z: f64) -> impl Iterator<Item = &EditShape> {
+        let [bx, bz] = self.bin([x, z]);
+        let b = bz * self.bins[0] + bx;
+        let run = &self.items[self.starts[b] as usize..self.starts[b + 1] as usize];
+        run.iter().filter_map(move |&k| self.set.holding(k, x, z))
+    }
+
+    /// [`EditSet::height_at`], the same bits, at a point of the box: from the last edit that
+    /// sets the height there whatever was below ([`EditShape::overrides`]), the ones before it
+    /// skipped.
+    pub(crate) fn height_at(&self, x: f64, z: f64, ground: f64) -> f64 {
+        let [bx, bz] = self.bin([x, z]);
+        let b = bz * self.bins[0] + bx;
+        let run = &self.items[self.starts[b] as usize..self.starts[b + 1] as usize];
+        let (start, from) = run
+            .iter()
+            .enumerate()
+            .rev()
+            .find_map(|(k, &edit)| {
+                let height = self.set.holding(edit, x, z)?.overrides(x, z)?;
+                Some((k + 1, height))
+            })
+            .unwrap_or((0, ground));
+        run[start..]
+            .iter()
+            .filter_map(|&k| self.set.holding(k, x, z))
+            .fold(from, |height, edit| edit.apply(x, z, height))
+    }
+
+    /// [`EditSet::clears`] at a point of the box.
+    pub(crate) fn clears(&self, x: f64, z: f64) -> bool {
+        self.reaching(x, z).any(|edit| edit.clears(x, z))
+    }
+}
+
+/// Whether two rectangles `[low, high]` (corners included) meet.
+#[must_use]
+pub fn overlap(a: [[f64; 2]; 2], b: [[f64; 2]; 2]) -> bool {
+    a[0][0] <= b[1][0] && a[1][0] >= b[0][0] && a[0][1] <= b[1][1] && a[1][1] >= b[0][1]
 }
 
 /// Every edit valid, and the index they need within [`limits::MAX_EDIT_CELLS`].
@@ -525,4 +824,136 @@ fn cell_span(edit: &EditShape) -> [[i64; 2]; 2] {
         [cell_of(low[0]), cell_of(low[1])],
         [cell_of(high[0]), cell_of(high[1])],
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Binned over any box, the edits near it give every point of it (its corners, its edges,
+    /// edits' own bounds) the bits of all the edits applied one by one, and clear the same
+    /// ground.
+    #[test]
+    fn edits_near_a_box_give_every_point_the_same_bits() {
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut within = move |low: f64, high: f64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            low + (high - low) * ((state >> 11) as f64 / (1u64 << 53) as f64)
+        };
+        let edits: Vec<EditShape> = (0..300)
+            .map(|k| {
+                let center = [within(-200.0, 200.0), within(-200.0, 200.0)];
+                match k % 5 {
+                    0 => EditShape::Clearing {
+                        center,
+                        radius: within(1.0, 30.0),
+                    },
+                    1 => EditShape::Brush {
+                        center,
+                        radius: within(1.0, 40.0),
+                        falloff: 0.5,
+                        op: BrushOp::Flatten(within(0.0, 9.0)),
+                    },
+                    2 => EditShape::Brush {
+                        center,
+                        radius: within(1.0, 40.0),
+                        falloff: 0.5,
+                        op: BrushOp::Raise(within(-5.0, 5.0)),
+                    },
+                    3 => EditShape::Pad {
+                        center,
+                        half_size: [within(1.0, 20.0), within(1.0, 20.0)],
+                        height: within(0.0, 20.0),
+                        skirt: within(0.0, 10.0),
+                    },
+                    _ => EditShape::Path {
+                        points: vec![
+                            [center[0], within(0.0, 9.0), center[1]],
+                            [center[0] + within(-60.0, 60.0), 3.0, center[1] + 20.0],
+                        ],
+                        width: 4.0,
+                        skirt: 3.0,
+                        surface: None,
+                    },
+                }
+            })
+            .collect();
+        let set = EditSet::new(edits.clone()).unwrap();
+        let ground = |x: f64, z: f64| (x * 0.05).rem_euclid(3.0) * 2.0 + z * 0.01;
+        let (mut changed, mut cleared) = (0, 0);
+        for k in 0..60 {
+            let min = [within(-260.0, 200.0), within(-260.0, 200.0)];
+            let side = within(0.5, 120.0);
+            // Rows of points too: a box with no height.
+            let tall = if k % 5 == 0 {
+                0.0
+            } else {
+                side * within(0.1, 3.0)
+            };
+            let max = [min[0] + side, min[1] + tall];
+            let heights = set.near(min, max, NearFor::Heights);
+            let clearing = set.near(min, max, NearFor::Clearing);
+            if heights.is_none() && clearing.is_none() {
+                assert!(!set.touches(min, max));
+                continue;
+            }
+            let inside =
+                |[x, z]: [f64; 2]| (min[0]..=max[0]).contains(&x) && (min[1]..=max[1]).contains(&z);
+            let bound_edges = set.bounds.iter().flat_map(|[low, high]| [low[0], high[0]]);
+            let xs: Vec<f64> = [min[0], max[0]]
+                .into_iter()
+                .chain((0..40).map(|_| within(min[0], max[0])))
+                .chain(bound_edges.filter(|x| (min[0]..=max[0]).contains(x)))
+                .collect();
+            let grid = xs
+                .iter()
+                .flat_map(|&x| [min[1], max[1], within(min[1], max[1])].map(|z| [x, z]));
+            // The edges of every disc and the corners of every pad.
+            let rims = edits.iter().flat_map(|edit| match edit {
+                EditShape::Brush { center, radius, .. }
+                | EditShape::Clearing { center, radius } => [
+                    [*radius, 0.0],
+                    [0.0, -*radius],
+                    [-radius * 0.6, radius * 0.8],
+                ]
+                .map(|[dx, dz]| [center[0] + dx, center[1] + dz]),
+                EditShape::Pad {
+                    center, half_size, ..
+                } => [
+                    [center[0] + half_size[0], center[1] + half_size[1]],
+                    [center[0] - half_size[0], center[1]],
+                    [center[0], center[1] - half_size[1]],
+                ],
+                EditShape::Path { points, .. } => {
+                    let (a, b) = (points[0], points[1]);
+                    [
+                        [a[0], a[2]],
+                        [b[0], b[2]],
+                        [(a[0] + b[0]) / 2.0, (a[2] + b[2]) / 2.0],
+                    ]
+                }
+            });
+            for [x, z] in grid.chain(rims.filter(|&p| inside(p))) {
+                let before = ground(x, z);
+                let brute = edits.iter().fold(before, |h, edit| edit.apply(x, z, h));
+                let binned = heights
+                    .as_ref()
+                    .map_or(before, |near| near.height_at(x, z, before));
+                assert_eq!(
+                    binned.to_bits(),
+                    brute.to_bits(),
+                    "({x}, {z}) in {min:?}..{max:?}"
+                );
+                changed += usize::from(binned != before);
+                let clears = edits.iter().any(|edit| edit.clears(x, z));
+                let near_clears = clearing.as_ref().is_some_and(|near| near.clears(x, z));
+                assert_eq!(near_clears, clears, "({x}, {z})");
+                cleared += usize::from(clears);
+            }
+        }
+        assert!(changed > 500, "only {changed} points changed");
+        assert!(cleared > 100, "only {cleared} points cleared");
+    }
 }

@@ -20,7 +20,7 @@ use crate::check::SettingsError;
 use crate::coords::clamp_coordinate;
 use crate::cover::WaterRule;
 use crate::density::{DensityField, Sites};
-use crate::edits::EditSet;
+use crate::edits::{EditSet, NearFor};
 use crate::limits;
 use crate::math::smoothstep;
 use crate::multi_noise::{BiomeBoxIndex, ClimatePoint};
@@ -265,25 +265,26 @@ impl WorldGenerator {
 
     /// Lays the edits over the terrain values `out` at `(xs[k], zs[k])`. A value no edit changes
     /// keeps its bits; a changed one stays within [`limits::HEIGHT`].
-    fn edit_values(&self, xs: &[f64], zs: &[f64], out: &mut [f64]) {
+    pub(crate) fn edit_values(&self, xs: &[f64], zs: &[f64], out: &mut [f64]) {
         if self.edits.is_empty() || xs.is_empty() {
             return;
         }
-        let bounds = |values: &[f64]| {
-            values
-                .iter()
-                .fold([f64::INFINITY, f64::NEG_INFINITY], |[lo, hi], &v| {
-                    [lo.min(v), hi.max(v)]
-                })
+        // A batch bins the edits near it once; one point looks them up in the set's index.
+        let near = if xs.len() > 1 {
+            let Some(near) = self.edits.near_points(xs, zs, NearFor::Heights) else {
+                return;
+            };
+            Some(near)
+        } else {
+            None
         };
-        let ([x0, x1], [z0, z1]) = (bounds(xs), bounds(zs));
-        if !self.edits.touches([x0, z0], [x1, z1]) {
-            return;
-        }
         let scale = self.settings.terrain.height_scale;
         for ((&x, &z), value) in xs.iter().zip(zs).zip(out) {
             let ground = *value * scale;
-            let edited = self.edits.height_at(x, z, ground);
+            let edited = match &near {
+                Some(near) => near.height_at(x, z, ground),
+                None => self.edits.height_at(x, z, ground),
+            };
             if edited != ground {
                 *value = edited.clamp(*limits::HEIGHT.start(), *limits::HEIGHT.end()) / scale;
             }
@@ -301,11 +302,24 @@ impl WorldGenerator {
         rivers: RiverDetail,
         out: &mut [f64],
     ) {
+        self.carved_values(xs, zs, sites, rivers, out);
+        self.edit_values(xs, zs, out);
+    }
+
+    /// [`WorldGenerator::terrain_values`] before the edits: a batch read in blocks lays them
+    /// over the whole batch at once ([`WorldGenerator::edit_values`]), binning them once.
+    pub(crate) fn carved_values(
+        &self,
+        xs: &[f64],
+        zs: &[f64],
+        sites: &dyn Sites,
+        rivers: RiverDetail,
+        out: &mut [f64],
+    ) {
         self.terrain.density.values(xs, zs, sites, out);
         if let (Some(network), RiverDetail::Carved { min_half_width }) = (&self.rivers, rivers) {
             network.carve(&self.terrain, xs, zs, min_half_width, out);
         }
-        self.edit_values(xs, zs, out);
     }
 
     /// What the rivers are at every `(xs[k], zs[k])` whose terrain, read with `rivers`, is

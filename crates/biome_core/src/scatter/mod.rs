@@ -613,6 +613,9 @@ fn stand(generator: &WorldGenerator, layer: usize, chosen: &[(Key, Candidate)]) 
     let cache = generator.site_cache_for(&xs, &zs);
     let ground = generator.standing_ground(&xs, &zs, rules.max_slope_degrees, rules.water, &cache);
     let height_scale = settings.terrain.height_scale;
+    let edits = generator
+        .edits()
+        .near_points(&xs, &zs, crate::edits::NearFor::Clearing);
     chosen
         .iter()
         .zip(ground)
@@ -622,7 +625,9 @@ fn stand(generator: &WorldGenerator, layer: usize, chosen: &[(Key, Candidate)]) 
             let height = ground.density * height_scale;
             let low = rules.min_height.is_some_and(|min| height < min);
             let high = rules.max_height.is_some_and(|max| height > max);
-            let cleared = generator.edits().clears(c.p[0], c.p[1]);
+            let cleared = edits
+                .as_ref()
+                .is_some_and(|edits| edits.clears(c.p[0], c.p[1]));
             if (snow && !rules.on_snow) || low || high || cleared {
                 return None;
             }

@@ -95,6 +95,9 @@ pub(crate) fn trees_in(
         let first = low + (stride - low.rem_euclid(stride)) % stride;
         (first..=high).step_by(stride as usize)
     };
+    let edits = generator
+        .edits()
+        .near(min, max, crate::edits::NearFor::Clearing);
     let mut spots = Vec::new();
     for cz in cells(cell(min[1]), cell(max[1])) {
         for cx in cells(cell(min[0]), cell(max[0])) {
@@ -106,7 +109,7 @@ pub(crate) fn trees_in(
             let x = (cx as f64 + 0.5 + offset(salt::TREE_X)) * trees.spacing;
             let z = (cz as f64 + 0.5 + offset(salt::TREE_Z)) * trees.spacing;
             if !((min[0]..max[0]).contains(&x) && (min[1]..max[1]).contains(&z))
-                || generator.edits().clears(x, z)
+                || edits.as_ref().is_some_and(|edits| edits.clears(x, z))
             {
                 continue;
             }
