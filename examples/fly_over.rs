@@ -31,7 +31,7 @@ use screenshot::{ScreenshotPlugin, ScreenshotRequest};
 use world_args::StartNear;
 
 fn main() -> ExitCode {
-    let args = match world_args::parse("fly_over") {
+    let args = match world_args::parse("fly_over", &[]) {
         Ok(args) => args,
         Err(message) => {
             eprintln!("{message}");

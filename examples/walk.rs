@@ -1,7 +1,7 @@
 //! Walk on an endless biome world: a character on avian3d physics (feature `avian`).
 //!
 //! ```text
-//! cargo run --example walk --features avian -- [--seed N] [--preset NAME|FILE.ron] [--horizon METRES] [--at X,Z] [--screenshot PATH] [--panel open|closed]
+//! cargo run --example walk --features avian -- [--seed N] [--preset NAME|FILE.ron] [--horizon METRES] [--at X,Z] [--screenshot PATH] [--panel open|closed] [--terraform]
 //! ```
 //!
 //! W/A/S/D walk, Shift runs, Space jumps (and swims up in deep water), the mouse looks around
@@ -10,16 +10,25 @@
 //! trunks, wades slowly through shallow water and swims at the surface of deep water (where the
 //! world has water). After a new seed or terrain settings it waits until the new ground under it
 //! has its colliders and stands on it.
-//! `--screenshot PATH` waits until every chunk in view is built, saves a PNG and exits.
+//!
+//! T (or `--terraform`) switches terraforming on and off: a ring on the ground shows the brush
+//! where you look; with the mouse captured, hold the left button to raise the ground, the right
+//! one to lower it, F to flatten it to the height under the ring where you began; the wheel
+//! sizes the ring and Z takes back the last stroke. Strokes are `BiomeWorldEdits` brushes: the
+//! nodes and colliders under them are rebuilt within a few frames, and you can stand on them.
+//!
+//! `--screenshot PATH` waits until every chunk in view is built, saves a PNG and exits (with
+//! `--terraform`, after raising a mound and flattening a terrace ahead of the player).
 
 use std::f32::consts::FRAC_PI_2;
 use std::process::ExitCode;
 
 use avian3d::prelude::*;
-use bevy::input::mouse::AccumulatedMouseMotion;
+use bevy::input::mouse::{AccumulatedMouseMotion, AccumulatedMouseScroll};
 use bevy::prelude::*;
 use bevy::window::{CursorGrabMode, CursorOptions};
 use bevy_biome_world::BiomeWorldState;
+use bevy_biome_world::biome_core::edits::{BrushOp, EditShape};
 use bevy_biome_world::prelude::*;
 
 #[path = "support/scenery.rs"]
@@ -33,13 +42,14 @@ use screenshot::ScreenshotPlugin;
 use world_args::StartNear;
 
 fn main() -> ExitCode {
-    let args = match world_args::parse("walk") {
+    let args = match world_args::parse("walk", &["--terraform"]) {
         Ok(args) => args,
         Err(message) => {
             eprintln!("{message}");
             return ExitCode::from(2);
         }
     };
+    let terraforming = args.switches.iter().any(|flag| flag == "--terraform");
     let mut app = App::new();
     app.insert_resource(args.settings)
         .insert_resource(args.streaming)
@@ -51,10 +61,32 @@ fn main() -> ExitCode {
             BiomeWorldPhysicsPlugin,
             ScenePlugin,
         ))
-        .init_resource::<Walker>()
+        .insert_resource(Walker {
+            // The picture of terraforming looks down at the shaped ground.
+            pitch: if terraforming && args.screenshot.is_some() {
+                -0.3
+            } else {
+                Walker::default().pitch
+            },
+            ..default()
+        })
+        .insert_resource(Terraform {
+            on: terraforming,
+            demo: args.screenshot.is_some(),
+            ..default()
+        })
         .add_systems(Startup, setup)
         // Update runs after the fixed steps, on the player's interpolated transform.
-        .add_systems(Update, (read_input, grab_cursor, follow_player).chain())
+        .add_systems(
+            Update,
+            (
+                read_input,
+                grab_cursor,
+                follow_player,
+                (aim_brush, terraform, draw_ring).chain(),
+            )
+                .chain(),
+        )
         .add_systems(FixedUpdate, walk);
     #[cfg(feature = "panel")]
     app.add_plugins(BiomeWorldPanelPlugin {
@@ -147,6 +179,19 @@ fn setup(
         Transform::from_xyz(start.x, ground + FOOT + 0.5, start.y),
     ));
     commands.spawn((Camera3d::default(), HorizonView::default()));
+    commands.spawn((
+        TerraformHelp,
+        Text::new(""),
+        TextFont::from_font_size(15.0),
+        BackgroundColor(Color::srgba(0.0, 0.0, 0.0, 0.5)),
+        Node {
+            position_type: PositionType::Absolute,
+            bottom: Val::Px(10.0),
+            left: Val::Px(10.0),
+            padding: UiRect::all(Val::Px(6.0)),
+            ..default()
+        },
+    ));
 }
 
 fn read_input(
@@ -307,4 +352,265 @@ fn follow_player(
     };
     camera.translation = position;
     camera.rotation = rotation;
+}
+
+/// Terraforming: whether it is on, the brush, where it lands and the strokes made.
+#[derive(Resource)]
+struct Terraform {
+    on: bool,
+    /// With `--screenshot`: shape the ground ahead once the player stands, for the picture.
+    demo: bool,
+    /// Where the demo shaped the ground: the ring stays there for the picture.
+    pinned: Option<Vec2>,
+    radius: f32,
+    /// The ground under the centre of the view, within reach.
+    aim: Option<Vec3>,
+    /// The stroke under way.
+    stroke: Option<Stroke>,
+    /// The edits of each stroke, the latest last (Z takes it back).
+    strokes: Vec<Vec<u64>>,
+}
+
+impl Default for Terraform {
+    fn default() -> Self {
+        Self {
+            on: false,
+            demo: false,
+            pinned: None,
+            radius: 4.0,
+            aim: None,
+            stroke: None,
+            strokes: Vec::new(),
+        }
+    }
+}
+
+/// A stroke: what it does and the time since it last laid an edit.
+struct Stroke {
+    tool: Tool,
+    since: f32,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Tool {
+    Raise,
+    Lower,
+    /// To the height under the ring where the stroke began.
+    Flatten(f32),
+}
+
+/// The help line shown while terraforming.
+#[derive(Component)]
+struct TerraformHelp;
+
+/// How far the view reaches for the ground to shape.
+const REACH: f32 = 60.0;
+/// A stroke lays an edit this often, seconds: about ten a second.
+const STROKE_STEP: f32 = 0.1;
+/// Metres a raise or lower step moves the ground at the ring's centre.
+const STROKE_LIFT: f64 = 0.5;
+
+/// The ground point at the centre of the view: the first point along the camera's ray below the
+/// ground, refined by halving.
+fn aim_brush(
+    mut terraform: ResMut<Terraform>,
+    biome_world: BiomeWorld,
+    camera: Single<&Transform, With<Camera3d>>,
+) {
+    terraform.aim = None;
+    if !terraform.on {
+        return;
+    }
+    if let Some(at) = terraform.pinned {
+        terraform.aim = Some(at.extend(biome_world.ground_height_at(at)).xzy());
+        return;
+    }
+    let (from, along) = (camera.translation, *camera.forward());
+    let below = |t: f32| {
+        let p = from + along * t;
+        p.y < biome_world.ground_height_at(p.xz())
+    };
+    let Some(step) = (1..=(REACH * 2.0) as u32).find(|&k| below(k as f32 * 0.5)) else {
+        return;
+    };
+    let (mut above, mut under) = ((step - 1) as f32 * 0.5, step as f32 * 0.5);
+    for _ in 0..12 {
+        let mid = (above + under) / 2.0;
+        if below(mid) {
+            under = mid;
+        } else {
+            above = mid;
+        }
+    }
+    let p = from + along * under;
+    terraform.aim = Some(p.with_y(biome_world.ground_height_at(p.xz())));
+}
+
+/// T, the mouse buttons, F, the wheel and Z: strokes become brushes in `BiomeWorldEdits`.
+#[expect(clippy::too_many_arguments, reason = "a system's inputs")]
+fn terraform(
+    time: Res<Time>,
+    keys: Res<ButtonInput<KeyCode>>,
+    buttons: Res<ButtonInput<MouseButton>>,
+    scroll: Res<AccumulatedMouseScroll>,
+    cursor: Single<&CursorOptions>,
+    walker: Res<Walker>,
+    player: Single<&Transform, With<Player>>,
+    biome_world: BiomeWorld,
+    mut terraform: ResMut<Terraform>,
+    mut edits: ResMut<BiomeWorldEdits>,
+) {
+    if keys.just_pressed(KeyCode::KeyT) {
+        terraform.on = !terraform.on;
+    }
+    if !terraform.on {
+        terraform.stroke = None;
+        return;
+    }
+    let terraform: &mut Terraform = &mut terraform;
+    if terraform.demo && walker.landed.is_some() && terraform.strokes.is_empty() {
+        let forward = Vec2::new(-walker.yaw.sin(), -walker.yaw.cos());
+        let ahead = player.translation.xz() + forward * 14.0;
+        demo_strokes(
+            terraform,
+            &mut edits,
+            ahead,
+            -forward.perp(),
+            biome_world.ground_height_at(ahead),
+        );
+    }
+    terraform.radius = (terraform.radius * (1.0 + scroll.delta.y * 0.1)).clamp(1.0, 20.0);
+    if keys.just_pressed(KeyCode::KeyZ)
+        && let Some(stroke) = terraform.strokes.pop()
+    {
+        for sequence in stroke {
+            edits.remove(sequence);
+        }
+    }
+    let captured = cursor.grab_mode != CursorGrabMode::None;
+    let tool = if !captured {
+        None
+    } else if buttons.pressed(MouseButton::Left) {
+        Some(Tool::Raise)
+    } else if buttons.pressed(MouseButton::Right) {
+        Some(Tool::Lower)
+    } else if keys.pressed(KeyCode::KeyF) {
+        let held = terraform.stroke.as_ref().map(|stroke| stroke.tool);
+        match (held, terraform.aim) {
+            (Some(Tool::Flatten(height)), _) => Some(Tool::Flatten(height)),
+            (_, Some(aim)) => Some(Tool::Flatten(aim.y)),
+            _ => None,
+        }
+    } else {
+        None
+    };
+    let Some(tool) = tool else {
+        terraform.stroke = None;
+        return;
+    };
+    if terraform
+        .stroke
+        .as_ref()
+        .is_none_or(|stroke| stroke.tool != tool)
+    {
+        terraform.stroke = Some(Stroke {
+            tool,
+            since: STROKE_STEP,
+        });
+        terraform.strokes.push(Vec::new());
+    }
+    let stroke = terraform.stroke.as_mut().expect("set above");
+    stroke.since += time.delta_secs();
+    let Some(aim) = terraform.aim else { return };
+    if stroke.since < STROKE_STEP {
+        return;
+    }
+    stroke.since = 0.0;
+    let op = match tool {
+        Tool::Raise => BrushOp::Raise(STROKE_LIFT),
+        Tool::Lower => BrushOp::Raise(-STROKE_LIFT),
+        Tool::Flatten(height) => BrushOp::Flatten(f64::from(height)),
+    };
+    lay(terraform, &mut edits, aim.xz(), op);
+}
+
+/// Lays one brush at `at` into the current stroke.
+fn lay(terraform: &mut Terraform, edits: &mut BiomeWorldEdits, at: Vec2, op: BrushOp) {
+    let brush = EditShape::Brush {
+        center: [f64::from(at.x), f64::from(at.y)],
+        radius: f64::from(terraform.radius),
+        falloff: 0.7,
+        op,
+    };
+    match edits.push(brush) {
+        Ok(sequence) => terraform
+            .strokes
+            .last_mut()
+            .expect("a stroke is open")
+            .push(sequence),
+        Err(error) => warn!("no brush there: {error}"),
+    }
+}
+
+/// For the screenshot: a mound at `at` (ground `height`), the ring pinned on it, and a terrace
+/// to its `left`.
+fn demo_strokes(
+    terraform: &mut Terraform,
+    edits: &mut BiomeWorldEdits,
+    at: Vec2,
+    left: Vec2,
+    height: f32,
+) {
+    terraform.strokes.push(Vec::new());
+    terraform.pinned = Some(at);
+    terraform.radius = 5.0;
+    for _ in 0..10 {
+        lay(terraform, edits, at, BrushOp::Raise(STROKE_LIFT));
+    }
+    terraform.radius = 6.0;
+    let terrace = at + left * 12.0;
+    lay(
+        terraform,
+        edits,
+        terrace,
+        BrushOp::Flatten(f64::from(height) + 2.0),
+    );
+    terraform.radius = 5.0;
+}
+
+/// The brush's ring on the ground, coloured by what a stroke would do, and the help line.
+fn draw_ring(
+    terraform: Res<Terraform>,
+    biome_world: BiomeWorld,
+    mut gizmos: Gizmos,
+    mut help: Single<&mut Text, With<TerraformHelp>>,
+) {
+    let text = if terraform.on {
+        format!(
+            "terraform (T): left raise, right lower, F flatten, wheel size ({:.0} m), Z undo \
+             ({} strokes)",
+            terraform.radius,
+            terraform.strokes.len()
+        )
+    } else {
+        String::new()
+    };
+    if help.0 != text {
+        help.0 = text;
+    }
+    let Some(aim) = terraform.aim else { return };
+    let colour = match terraform.stroke.as_ref().map(|stroke| stroke.tool) {
+        None => Color::WHITE,
+        Some(Tool::Raise) => Color::srgb(0.3, 1.0, 0.3),
+        Some(Tool::Lower) => Color::srgb(1.0, 0.35, 0.25),
+        Some(Tool::Flatten(_)) => Color::srgb(0.3, 0.6, 1.0),
+    };
+    // On the ground all round, so it reads on slopes too.
+    let ring = (0..=48).map(|k| {
+        let at =
+            aim.xz() + Vec2::from_angle(k as f32 / 48.0 * std::f32::consts::TAU) * terraform.radius;
+        at.extend(biome_world.ground_height_at(at) + 0.15).xzy()
+    });
+    gizmos.linestrip(ring, colour);
+    gizmos.line(aim, aim + Vec3::Y * 1.5, colour);
 }

@@ -19,13 +19,17 @@ pub(crate) struct WorldArgs {
     pub(crate) start: StartNear,
     pub(crate) screenshot: Option<PathBuf>,
     pub(crate) panel_open: bool,
+    /// The example's own switches (`extra` in [`parse`]) that were given.
+    pub(crate) switches: Vec<String>,
 }
 
-/// Parses the command line of example `name`; an error is the message to print.
-pub(crate) fn parse(name: &str) -> Result<WorldArgs, String> {
+/// Parses the command line of example `name`, which also takes the switches `extra` (flags
+/// without a value); an error is the message to print.
+pub(crate) fn parse(name: &str, extra: &[&str]) -> Result<WorldArgs, String> {
+    let own: String = extra.iter().map(|flag| format!(" [{flag}]")).collect();
     let usage = format!(
         "usage: {name} [--seed N] [--preset NAME|FILE.ron] [--horizon METRES] [--at X,Z] \
-         [--screenshot PATH] [--panel open|closed]"
+         [--screenshot PATH] [--panel open|closed]{own}"
     );
     let mut args = WorldArgs {
         settings: BiomeWorldSettings::default(),
@@ -33,6 +37,7 @@ pub(crate) fn parse(name: &str) -> Result<WorldArgs, String> {
         start: StartNear::default(),
         screenshot: None,
         panel_open: true,
+        switches: Vec::new(),
     };
     let mut seed = None;
     let mut words = std::env::args().skip(1);
@@ -57,6 +62,7 @@ pub(crate) fn parse(name: &str) -> Result<WorldArgs, String> {
                 }
             }
             "--help" | "-h" => return Err(usage),
+            own if extra.contains(&own) => args.switches.push(own.to_owned()),
             other => return Err(format!("unknown option {other}\n{usage}")),
         }
     }

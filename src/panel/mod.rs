@@ -22,10 +22,12 @@ use biome_core::RegionId;
 
 use crate::BiomeWorldSystems;
 use crate::scatter::BiomeScatterSettings;
-use crate::settings::{BiomeWorldSettings, BiomeWorldState, BiomeWorldStreaming};
+use crate::settings::{BiomeWorldEdits, BiomeWorldSettings, BiomeWorldState, BiomeWorldStreaming};
 use crate::terrain::{BiomeWorldAnchor, BiomeWorldStats};
 use edit::PresetLibrary;
-use state::{CameraMark, PanelDraft, PanelPresets, PanelTextures, PanelView, PanelWindow};
+use state::{
+    CameraMark, PanelDraft, PanelEditsFile, PanelPresets, PanelTextures, PanelView, PanelWindow,
+};
 
 /// The settings panel. Add it after [`crate::BiomeWorldPlugin`]; it adds `bevy_egui`'s
 /// `EguiPlugin` when the app has none. F1 shows and hides it.
@@ -70,6 +72,7 @@ impl Plugin for BiomeWorldPanelPlugin {
             .insert_resource(PanelPresets::new(PresetLibrary::new(dir)))
             .init_resource::<PanelView>()
             .init_resource::<PanelTextures>()
+            .init_resource::<PanelEditsFile>()
             .configure_sets(
                 Update,
                 BiomeWorldPanelSystems::Edit.before(BiomeWorldSystems::Settings),
@@ -266,6 +269,8 @@ fn panel_window(
     mut presets: ResMut<PanelPresets>,
     mut view: ResMut<PanelView>,
     mut textures: ResMut<PanelTextures>,
+    mut edits: ResMut<BiomeWorldEdits>,
+    mut edits_file: ResMut<PanelEditsFile>,
     state: Res<BiomeWorldState>,
     stats: Res<BiomeWorldStats>,
     diagnostics: Res<DiagnosticsStore>,
@@ -286,6 +291,8 @@ fn panel_window(
                 presets: &mut presets,
                 view: &mut view,
                 textures: &mut textures,
+                edits: edits.reborrow(),
+                edits_file: &mut edits_file,
             },
             &ui::Shown {
                 state: &state,

@@ -21,6 +21,23 @@ pub(super) struct PanelWindow {
     pub(super) open: bool,
 }
 
+/// The Edits section's file: where the world's edits are saved and loaded, and what the last
+/// save or load said.
+#[derive(Resource, Debug)]
+pub(super) struct PanelEditsFile {
+    pub(super) path: String,
+    pub(super) outcome: String,
+}
+
+impl Default for PanelEditsFile {
+    fn default() -> Self {
+        Self {
+            path: "edits.biomedit".to_owned(),
+            outcome: String::new(),
+        }
+    }
+}
+
 /// The drafts the widgets edit: the settings wait for the debounce, streaming and scatter radii
 /// go at once.
 #[derive(Resource, Debug)]

@@ -2,11 +2,15 @@
 //! clamped to the range validation accepts, the biome chart, the minimap and the stats.
 
 use std::ops::RangeInclusive;
+use std::path::Path;
+
+use bevy::prelude::Mut;
 
 use bevy_egui::egui::{self, Color32, Pos2, Rect, Sense, Stroke, pos2, vec2};
 use biome_core::cover::LayerName;
 use biome_core::cover::SpeciesWeight;
 use biome_core::density::{DensityNode, DensityOp, Field, FieldValue, Shape, Typical};
+use biome_core::edits::{BrushOp, EditShape};
 use biome_core::generator::BiomeSource;
 use biome_core::multi_noise::{
     AXES, AXIS_NAMES, AxisRange, BiomeBox, ClimatePoint, MAX_BOXES, MultiNoise, nearest_by_scan,
@@ -18,10 +22,11 @@ use biome_core::{ChunkLayout, MeshStyle, WorldSettings};
 use super::edit::{drag_threshold, first_node};
 use super::snapshot::{MINIMAP_SIZE, PREVIEW_SIZE};
 use super::state::{
-    Axis, DraggedLine, Notice, PanelDraft, PanelPresets, PanelTextures, PanelView, PanelWindow,
+    Axis, DraggedLine, Notice, PanelDraft, PanelEditsFile, PanelPresets, PanelTextures, PanelView,
+    PanelWindow,
 };
 use crate::scatter::BiomeScatterSettings;
-use crate::settings::{BiomeWorldSettings, BiomeWorldState, BiomeWorldStreaming};
+use crate::settings::{BiomeWorldEdits, BiomeWorldSettings, BiomeWorldState, BiomeWorldStreaming};
 use crate::terrain::BiomeWorldStats;
 
 /// The panel's own state, as the window edits it.
@@ -31,6 +36,9 @@ pub(super) struct Panel<'a> {
     pub(super) presets: &'a mut PanelPresets,
     pub(super) view: &'a mut PanelView,
     pub(super) textures: &'a mut PanelTextures,
+    /// Written only when a button changes them, so the world rebuilds only then.
+    pub(super) edits: Mut<'a, BiomeWorldEdits>,
+    pub(super) edits_file: &'a mut PanelEditsFile,
 }
 
 /// What the window shows of the game.
@@ -154,6 +162,10 @@ pub(super) fn window(ctx: &egui::Context, panel: &mut Panel<'_>, shown: &Shown<'
             egui::CollapsingHeader::new("Stats")
                 .default_open(true)
                 .show(ui, |ui| stats(ui, panel.view, shown));
+            egui::CollapsingHeader::new("Edits").show(ui, |ui| {
+                let indexed = shown.state.generator().edits().memory_bytes();
+                edits_section(ui, &mut panel.edits, panel.edits_file, indexed);
+            });
             egui::CollapsingHeader::new("Noise").show(ui, |ui| {
                 let is_fbm = |n: &DensityNode| matches!(n.op, DensityOp::Fbm(_));
                 first_node_section(ui, panel.draft.generator(), "Simplex fBm", is_fbm);
@@ -182,6 +194,123 @@ pub(super) fn window(ctx: &egui::Context, panel: &mut Panel<'_>, shown: &Shown<'
                 .show(ui, |ui| streaming_section(ui, panel.draft));
         });
     panel.window.open = open;
+}
+
+/// Entries of the log listed, the latest first.
+const EDITS_LISTED: usize = 200;
+
+/// The world's terrain edits (`indexed`: the bytes of the world's index of them): the latest
+/// listed (each can be taken out), undo, clear, and the file they are saved to and loaded from.
+/// `edits` is written only when a button is pressed.
+fn edits_section(
+    ui: &mut egui::Ui,
+    edits: &mut Mut<'_, BiomeWorldEdits>,
+    file: &mut PanelEditsFile,
+    indexed: usize,
+) {
+    let log = edits.log();
+    ui.label(format!(
+        "{} edits, {:.1} KiB in the world's index",
+        log.len(),
+        indexed as f64 / 1024.0
+    ));
+    let mut remove = None;
+    egui::ScrollArea::vertical()
+        .max_height(180.0)
+        .show(ui, |ui| {
+            for (sequence, edit) in log.entries().rev().take(EDITS_LISTED) {
+                ui.horizontal(|ui| {
+                    if ui.small_button("x").on_hover_text("take it out").clicked() {
+                        remove = Some(sequence);
+                    }
+                    ui.label(format!("#{sequence} {}", describe(edit)));
+                });
+            }
+        });
+    if log.len() > EDITS_LISTED {
+        ui.label(format!("and {} older", log.len() - EDITS_LISTED));
+    }
+    let (last, count, empty) = (log.last_sequence(), log.len(), log.is_empty());
+    let mut clear = false;
+    ui.horizontal(|ui| {
+        if ui
+            .add_enabled(last.is_some(), egui::Button::new("Undo last"))
+            .clicked()
+        {
+            remove = last;
+        }
+        clear = ui
+            .add_enabled(!empty, egui::Button::new("Clear all"))
+            .clicked();
+    });
+    ui.horizontal(|ui| {
+        ui.label("File");
+        ui.text_edit_singleline(&mut file.path);
+    });
+    ui.horizontal(|ui| {
+        if ui.button("Save").clicked() {
+            file.outcome = match edits.save(Path::new(&file.path)) {
+                Ok(()) => format!("saved {count} edits"),
+                Err(error) => format!("not saved: {error}"),
+            };
+        }
+        if ui.button("Load").clicked() {
+            // A damaged file changes nothing: the world keeps its edits.
+            file.outcome = match edits.load(Path::new(&file.path)) {
+                Ok(()) => format!("loaded {} edits", edits.log().len()),
+                Err(error) => format!("not loaded: {error}"),
+            };
+        }
+    });
+    if !file.outcome.is_empty() {
+        ui.label(&file.outcome);
+    }
+    if let Some(sequence) = remove {
+        edits.remove(sequence);
+    }
+    if clear {
+        edits.replace(biome_core::edits::EditLog::new());
+    }
+}
+
+/// One line about an edit.
+fn describe(edit: &EditShape) -> String {
+    let at = |[x, z]: [f64; 2]| format!("({x:.0}, {z:.0})");
+    match edit {
+        EditShape::Brush {
+            center, radius, op, ..
+        } => match op {
+            BrushOp::Raise(amount) => {
+                format!("raise {amount:+.1} m, {radius:.0} m at {}", at(*center))
+            }
+            BrushOp::Flatten(height) => {
+                format!("flatten to {height:.1} m, {radius:.0} m at {}", at(*center))
+            }
+        },
+        EditShape::Pad {
+            center,
+            half_size,
+            height,
+            ..
+        } => format!(
+            "pad {:.0} x {:.0} m at {:.1} m, {}",
+            half_size[0] * 2.0,
+            half_size[1] * 2.0,
+            height,
+            at(*center)
+        ),
+        EditShape::Path { points, width, .. } => {
+            let first = points.first().map_or([0.0; 2], |p| [p[0], p[2]]);
+            format!(
+                "road of {} points, {width:.0} m wide from {}",
+                points.len(),
+                at(first)
+            )
+        }
+        EditShape::Clearing { center, radius } => {
+            format!("clearing {radius:.0} m at {}", at(*center))
+        }
+    }
 }
 
 fn world_section(ui: &mut egui::Ui, panel: &mut Panel<'_>, shown: &Shown<'_>) {
@@ -1324,4 +1453,55 @@ fn streaming_section(ui: &mut egui::Ui, draft: &mut PanelDraft) {
         )
         .text("far forest levels"),
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use bevy::prelude::World;
+
+    use super::*;
+
+    fn draw(world: &mut World, file: &mut PanelEditsFile) {
+        let ctx = egui::Context::default();
+        let mut edits = world.resource_mut::<BiomeWorldEdits>();
+        let mut output = ctx.run_ui(egui::RawInput::default(), |ui| {
+            edits_section(ui, &mut edits, file, 0);
+        });
+        // No renderer here to take the font atlas.
+        output.textures_delta.clear();
+    }
+
+    /// Drawn frame after frame without a press, the section leaves the edits unchanged, so the
+    /// world is not rebuilt for a panel left open; its lines name each edit.
+    #[test]
+    fn the_edits_section_writes_the_edits_only_when_asked() {
+        let mut world = World::new();
+        let mut edits = BiomeWorldEdits::default();
+        edits
+            .push(EditShape::Brush {
+                center: [10.0, -4.0],
+                radius: 6.0,
+                falloff: 0.5,
+                op: BrushOp::Raise(1.5),
+            })
+            .unwrap();
+        world.insert_resource(edits);
+        world.clear_trackers();
+        let mut file = PanelEditsFile::default();
+        for _ in 0..3 {
+            draw(&mut world, &mut file);
+        }
+        assert!(!world.is_resource_changed::<BiomeWorldEdits>());
+        assert!(file.outcome.is_empty());
+        let log = world.resource::<BiomeWorldEdits>().log();
+        let (_, brush) = log.entries().next().unwrap();
+        assert_eq!(describe(brush), "raise +1.5 m, 6 m at (10, -4)");
+        let pad = EditShape::Pad {
+            center: [0.0, 0.0],
+            half_size: [5.0, 3.0],
+            height: 12.0,
+            skirt: 4.0,
+        };
+        assert_eq!(describe(&pad), "pad 10 x 6 m at 12.0 m, (0, 0)");
+    }
 }
