@@ -165,7 +165,7 @@ pub mod prelude {
     pub use crate::{BiomeColliderSettings, BiomeWorldCollider, BiomeWorldPhysicsPlugin};
     pub use biome_core::edits::{BrushOp, EditShape};
     pub use biome_core::{
-        Biome, ChunkCoord, ChunkLayout, MeshStyle, NodeCoord, RegionId, Sample, Surface,
+        Biome, ChunkCoord, ChunkLayout, MeshStyle, NodeCoord, RegionId, Rgb, Sample, Surface,
         WorldSettings,
     };
 }

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use biome_core::batch::{Backend, FbmParams, fbm_points_on};
 use biome_core::density::{DensityField, DensityNode, Eroded, Fbm as DensityFbm, Shape};
-use biome_core::edits::{BrushOp, EditSet, EditShape};
+use biome_core::edits::{BrushOp, EditLog, EditSet, EditShape};
 use biome_core::multi_noise::{AxisRange, BiomeBox, BiomeBoxIndex, ClimatePoint};
 use biome_core::tutorial::{SeededRandom, Simplex, domain_warp, fbm};
 use biome_core::{ChunkCoord, ChunkLayout};
@@ -463,6 +463,15 @@ fn edits(c: &mut Criterion) {
             });
         });
     }
+    // What a change of the log costs the plugin's main thread at this size: the indexed set
+    // it hands the generator is built anew.
+    let mut log = EditLog::new();
+    for edit in many_edits() {
+        log.push(edit).expect("the edits are valid");
+    }
+    group.bench_function("EditLog::edit_set, 10,000 edits", |b| {
+        b.iter(|| black_box(&log).edit_set());
+    });
     group.finish();
     // Criterion measures one world after the other, and this machine's speed drifts between
     // them: the ratio is also taken with the two interleaved, a round of the 64 chunks each.
