@@ -463,12 +463,22 @@ fn edits(c: &mut Criterion) {
             });
         });
     }
-    // What a change of the log costs the plugin's main thread at this size: the indexed set
-    // it hands the generator is built anew.
+    // What a change of the log costs the plugin's main thread at this size: a new edit
+    // extends the generator's set (the index shared); any other change indexes it anew.
     let mut log = EditLog::new();
     for edit in many_edits() {
         log.push(edit).expect("the edits are valid");
     }
+    let indexed = log.edit_set();
+    let brush = EditShape::Brush {
+        center: [10.0, 10.0],
+        radius: 6.0,
+        falloff: 0.5,
+        op: BrushOp::Raise(1.0),
+    };
+    group.bench_function("EditSet::extended by one edit, 10,000 edits", |b| {
+        b.iter(|| black_box(&indexed).extended(vec![brush.clone()]));
+    });
     group.bench_function("EditLog::edit_set, 10,000 edits", |b| {
         b.iter(|| black_box(&log).edit_set());
     });

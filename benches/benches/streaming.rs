@@ -460,15 +460,71 @@ fn print_edit_costs(background: bool) {
         mean(&rebuilt)
     );
 
-    // A second of terraforming: a brush every frame, as a player holding the button.
-    let mut plugin_ms = Vec::new();
     let strokes = 60u32;
+    let (lag, plugin_ms) = terraform(&mut app, strokes, 30.0, 10);
+    println!(
+        "  terraforming, a brush stroke every frame for {strokes} frames: the last on screen {lag} \
+         frames after it; plugin main-thread time {:.2} / {:.2} / {:.2} ms (median / p99 / max)",
+        percentile(&plugin_ms, 0.5),
+        percentile(&plugin_ms, 0.99),
+        percentile(&plugin_ms, 1.0)
+    );
+    // The same with 10,000 edits in the log already, out of sight 50 km away.
+    let far = 10_000u32;
+    {
+        let mut edits = app.world_mut().resource_mut::<BiomeWorldEdits>();
+        for k in 0..far {
+            let center = [
+                50_000.0 + f64::from(k % 100) * 10.0,
+                f64::from(k / 100) * 10.0,
+            ];
+            let brush = EditShape::Brush {
+                center,
+                radius: 8.0,
+                falloff: 0.5,
+                op: BrushOp::Raise(1.0),
+            };
+            edits.push(brush).expect("a valid edit");
+        }
+    }
+    run_until_idle(&mut app);
+    let (lag_many, many_ms) = terraform(&mut app, strokes, 60.0, 10 + strokes + far);
+    println!(
+        "  the same with {far} edits in the log: the last on screen {lag_many} frames after it; \
+         plugin main-thread time {:.2} / {:.2} / {:.2} ms",
+        percentile(&many_ms, 0.5),
+        percentile(&many_ms, 0.99),
+        percentile(&many_ms, 1.0)
+    );
+    println!(
+        "RESULT {{\"config\": \"edits, lod default\", \"pad_shown_frames_mean\": {:.1}, \
+         \"pad_shown_frames_max\": {:.0}, \"pad_rebuilt_frames_mean\": {:.1}, \
+         \"nodes_rebuilt_per_pad\": {:.1}, \"stroke_lag_frames\": {lag}, \
+         \"stroke_p99_ms\": {:.3}, \"stroke_max_ms\": {:.3}, \
+         \"stroke_lag_frames_10k\": {lag_many}, \"stroke_p99_ms_10k\": {:.3}, \
+         \"stroke_max_ms_10k\": {:.3}}}",
+        mean(&shown),
+        max(&shown),
+        mean(&idle),
+        mean(&rebuilt),
+        percentile(&plugin_ms, 0.99),
+        percentile(&plugin_ms, 1.0),
+        percentile(&many_ms, 0.99),
+        percentile(&many_ms, 1.0)
+    );
+}
+
+/// A second of terraforming along the row at `z`: a brush every paced frame, as a player
+/// holding the button, after `changes` changes of the edits. Returns the frames until the last
+/// stroke showed after it, and the plugin's main-thread time of every frame.
+fn terraform(app: &mut App, strokes: u32, z: f64, changes: u32) -> (u32, Vec<f64>) {
+    let mut plugin_ms = Vec::new();
     for k in 0..strokes {
         let deadline = Instant::now() + FRAME;
         app.world_mut()
             .resource_mut::<BiomeWorldEdits>()
             .push(EditShape::Brush {
-                center: [f64::from(k) * 2.0 - 60.0, 30.0],
+                center: [f64::from(k) * 2.0 - 60.0, z],
                 radius: 6.0,
                 falloff: 0.5,
                 op: BrushOp::Raise(0.5),
@@ -480,9 +536,9 @@ fn print_edit_costs(background: bool) {
             std::thread::sleep(rest);
         }
     }
-    let last = [f64::from(strokes - 1) * 2.0 - 60.0, 30.0];
+    let last = [f64::from(strokes - 1) * 2.0 - 60.0, z];
     let mut lag = 0;
-    while !edit_shown(&mut app, last, 10 + u64::from(strokes)) {
+    while !edit_shown(app, last, u64::from(changes + strokes)) {
         let deadline = Instant::now() + FRAME;
         app.update();
         plugin_ms.push(app.world().resource::<UpdateTime>().ms);
@@ -493,25 +549,7 @@ fn print_edit_costs(background: bool) {
         }
     }
     plugin_ms.sort_by(f64::total_cmp);
-    println!(
-        "  terraforming, a brush stroke every frame for {strokes} frames: the last on screen {lag} \
-         frames after it; plugin main-thread time {:.2} / {:.2} / {:.2} ms (median / p99 / max)",
-        percentile(&plugin_ms, 0.5),
-        percentile(&plugin_ms, 0.99),
-        percentile(&plugin_ms, 1.0)
-    );
-    println!(
-        "RESULT {{\"config\": \"edits, lod default\", \"pad_shown_frames_mean\": {:.1}, \
-         \"pad_shown_frames_max\": {:.0}, \"pad_rebuilt_frames_mean\": {:.1}, \
-         \"nodes_rebuilt_per_pad\": {:.1}, \"stroke_lag_frames\": {lag}, \
-         \"stroke_p99_ms\": {:.3}, \"stroke_max_ms\": {:.3}}}",
-        mean(&shown),
-        max(&shown),
-        mean(&idle),
-        mean(&rebuilt),
-        percentile(&plugin_ms, 0.99),
-        percentile(&plugin_ms, 1.0)
-    );
+    (lag, plugin_ms)
 }
 
 fn measure(

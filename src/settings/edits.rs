@@ -2,6 +2,7 @@
 //! generated ground.
 
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use bevy::prelude::*;
 use biome_core::edits::{EditFileError, EditLog, EditLogError, EditShape, Recorded};
@@ -19,6 +20,24 @@ use biome_core::edits::{EditFileError, EditLog, EditLogError, EditShape, Recorde
 pub struct BiomeWorldEdits {
     #[reflect(ignore, clone)]
     log: EditLog,
+    /// Which content the log holds: a number no other content of any log in the process has.
+    #[reflect(ignore)]
+    stamp: u64,
+    /// The content the world last took, if the log has only gained edits numbered after its
+    /// own since: then the world lays only those over what it has.
+    #[reflect(ignore)]
+    taken: Option<u64>,
+}
+
+/// The next content number ([`BiomeWorldEdits::stamp`]); 0 is an empty log never changed.
+static NEXT_STAMP: AtomicU64 = AtomicU64::new(1);
+
+/// What a change did to the log.
+enum Change {
+    /// Entries numbered after the last one came: the content taken before is still there.
+    Appended,
+    /// Anything else: the world compares the whole log.
+    Rewritten,
 }
 
 impl BiomeWorldEdits {
@@ -33,7 +52,9 @@ impl BiomeWorldEdits {
     /// # Errors
     /// A value out of range, by field, or a full log; nothing changes.
     pub fn push(&mut self, edit: EditShape) -> Result<u64, EditLogError> {
-        self.log.push(edit)
+        let sequence = self.log.push(edit)?;
+        self.changed(Change::Appended);
+        Ok(sequence)
     }
 
     /// Takes `edit` under `sequence`, as it came from a host or a file, in any order.
@@ -41,17 +62,29 @@ impl BiomeWorldEdits {
     /// # Errors
     /// Another edit under that number, a value out of range or a full log; nothing changes.
     pub fn record(&mut self, sequence: u64, edit: EditShape) -> Result<Recorded, EditLogError> {
-        self.log.record(sequence, edit)
+        let last = self.log.last_sequence();
+        let recorded = self.log.record(sequence, edit)?;
+        if recorded == Recorded::New {
+            self.changed(if last.is_none_or(|last| sequence > last) {
+                Change::Appended
+            } else {
+                Change::Rewritten
+            });
+        }
+        Ok(recorded)
     }
 
     /// Takes out the edit under `sequence` (an undo).
     pub fn remove(&mut self, sequence: u64) -> Option<EditShape> {
-        self.log.remove(sequence)
+        let removed = self.log.remove(sequence)?;
+        self.changed(Change::Rewritten);
+        Some(removed)
     }
 
     /// Puts `log` in place of the edits.
     pub fn replace(&mut self, log: EditLog) {
         self.log = log;
+        self.changed(Change::Rewritten);
     }
 
     /// Writes the edits to `path` ([`EditLog::save`]: the file before stays whole until the
@@ -69,7 +102,31 @@ impl BiomeWorldEdits {
     /// # Errors
     /// [`EditFileError`]: why the file was refused.
     pub fn load(&mut self, path: &Path) -> Result<(), EditFileError> {
-        self.log = EditLog::load(path)?;
+        self.replace(EditLog::load(path)?);
         Ok(())
+    }
+
+    /// Numbers the new content; a change other than an append forgets what was taken.
+    fn changed(&mut self, change: Change) {
+        self.stamp = NEXT_STAMP.fetch_add(1, Ordering::Relaxed);
+        if matches!(change, Change::Rewritten) {
+            self.taken = None;
+        }
+    }
+
+    /// The content the world holds, and whether this log is it plus edits numbered after its
+    /// last: [`crate::BiomeWorldState`] takes only those then.
+    pub(crate) fn grew_from(&self, held: u64) -> bool {
+        self.taken == Some(held)
+    }
+
+    /// Which content the log holds now.
+    pub(crate) fn stamp(&self) -> u64 {
+        self.stamp
+    }
+
+    /// Marks the content as taken by the world.
+    pub(crate) fn mark_taken(&mut self) {
+        self.taken = Some(self.stamp);
     }
 }

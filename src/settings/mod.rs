@@ -14,7 +14,7 @@ use std::sync::Arc;
 use bevy::asset::RenderAssetUsages;
 use bevy::prelude::*;
 use biome_core::check::Check;
-use biome_core::edits::EditLog;
+use biome_core::edits::{EditLog, EditSet, EditShape};
 use biome_core::{ChunkLayout, MeshStyle, WorldGenerator, WorldSettings};
 use biome_core::{SettingsError, limits};
 
@@ -340,9 +340,19 @@ pub struct BiomeWorldState {
     /// The edits the generator has.
     #[reflect(ignore, clone)]
     edits: EditLog,
+    /// Which content of [`BiomeWorldEdits`] those are.
+    edits_stamp: u64,
     /// The areas the edits changed since the generation began.
     #[reflect(ignore, clone)]
     changes: Arc<AreaChanges>,
+}
+
+/// What [`BiomeWorldState::appended`] found.
+enum Appended {
+    /// No entry after the generator's.
+    Nothing,
+    /// The generator's set with the new entries laid over it.
+    Edits(EditSet),
 }
 
 impl BiomeWorldState {
@@ -370,6 +380,7 @@ impl BiomeWorldState {
             generation: 0,
             error,
             edits: EditLog::new(),
+            edits_stamp: 0,
             changes: Arc::default(),
         }
     }
@@ -415,25 +426,64 @@ impl BiomeWorldState {
 
     /// Gives the generator `edits`: each edit added, removed or replaced since the last call
     /// changes the area of its bounds, and only the nodes within reach of those are rebuilt.
-    pub(crate) fn take_edits(&mut self, edits: &EditLog) {
-        let mut changed = Vec::new();
-        for (now, then) in [(edits, &self.edits), (&self.edits, edits)] {
-            for (sequence, edit) in now.entries() {
-                if then.get(sequence) != Some(edit) {
-                    changed.push(edit.bounds());
+    /// Edits numbered after all the others extend the generator's set; any other change
+    /// compares the whole log and indexes it anew.
+    pub(crate) fn take_edits(&mut self, edits: &BiomeWorldEdits) {
+        let log = edits.log();
+        let grew = edits.grew_from(self.edits_stamp);
+        self.edits_stamp = edits.stamp();
+        let set = match grew.then(|| self.appended(log)) {
+            // The same content under another number: nothing to rebuild.
+            Some(Some(Appended::Nothing)) => return,
+            Some(Some(Appended::Edits(set))) => set,
+            // Not grown from what the generator has, or refused as a whole: compare it all.
+            _ => {
+                let mut changed = Vec::new();
+                for (now, then) in [(log, &self.edits), (&self.edits, log)] {
+                    for (sequence, edit) in now.entries() {
+                        if then.get(sequence) != Some(edit) {
+                            changed.push(edit.bounds());
+                        }
+                    }
                 }
+                if changed.is_empty() {
+                    return;
+                }
+                let changes = Arc::make_mut(&mut self.changes);
+                for [min, max] in changed {
+                    changes.push(min, max);
+                }
+                self.edits = log.clone();
+                log.edit_set()
             }
-        }
-        if changed.is_empty() {
-            return;
-        }
-        let changes = Arc::make_mut(&mut self.changes);
-        for [min, max] in changed {
-            changes.push(min, max);
-        }
-        self.edits = edits.clone();
+        };
         let generator = (*self.generator).clone();
-        self.generator = Arc::new(generator.with_edits(Arc::new(edits.edit_set())));
+        self.generator = Arc::new(generator.with_edits(Arc::new(set)));
+    }
+
+    /// The entries of `log` numbered after the edits the generator has, laid over its set and
+    /// recorded as changes; `None` if the set refuses them (then nothing changed here).
+    fn appended(&mut self, log: &EditLog) -> Option<Appended> {
+        let last = self.edits.last_sequence();
+        let mut added: Vec<(u64, &EditShape)> = log
+            .entries()
+            .rev()
+            .take_while(|&(sequence, _)| last.is_none_or(|last| sequence > last))
+            .collect();
+        if added.is_empty() {
+            return Some(Appended::Nothing);
+        }
+        added.reverse();
+        let shapes = added.iter().map(|&(_, edit)| edit.clone()).collect();
+        let set = self.generator.edits().extended(shapes).ok()?;
+        let changes = Arc::make_mut(&mut self.changes);
+        for (sequence, edit) in added {
+            let [min, max] = edit.bounds();
+            changes.push(min, max);
+            // `log` took it with the same checks.
+            let _ = self.edits.record(sequence, edit.clone());
+        }
+        Some(Appended::Edits(set))
     }
 
     /// Why the latest settings or streaming values were refused, if they were; the world keeps
@@ -453,6 +503,82 @@ impl BiomeWorldState {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn brush(x: f64) -> EditShape {
+        EditShape::Brush {
+            center: [x, 20.0],
+            radius: 9.0,
+            falloff: 0.5,
+            op: biome_core::edits::BrushOp::Raise(2.0),
+        }
+    }
+
+    /// As `apply_edits` does it.
+    fn take(state: &mut BiomeWorldState, edits: &mut BiomeWorldEdits) {
+        state.take_edits(edits);
+        edits.mark_taken();
+    }
+
+    /// Whatever way the edits change (pushed one by one past the edits a set keeps beside its
+    /// index, recorded out of order, removed, replaced, or a copy of the resource that went its
+    /// own way put back), the generator ends up with exactly the log's edits, and every change
+    /// is recorded.
+    #[test]
+    fn the_generator_always_holds_the_logs_edits() {
+        let mut state = BiomeWorldState::new(
+            &BiomeWorldSettings::default(),
+            &BiomeWorldStreaming::default(),
+        );
+        let mut edits = BiomeWorldEdits::default();
+        let holds = |state: &BiomeWorldState, edits: &BiomeWorldEdits, what: &str| {
+            assert_eq!(
+                **state.generator().edits(),
+                edits.log().edit_set(),
+                "{what}"
+            );
+            assert_eq!(state.edits, *edits.log(), "{what}");
+            for x in [-3.0, 0.0, 40.0, 399.0, 1200.0] {
+                let (a, b) = (
+                    state.generator().height_at(x, 20.0),
+                    state
+                        .generator()
+                        .as_ref()
+                        .clone()
+                        .with_edits(Arc::new(edits.log().edit_set()))
+                        .height_at(x, 20.0),
+                );
+                assert_eq!(a.to_bits(), b.to_bits(), "{what} at {x}");
+            }
+        };
+        for k in 0..600 {
+            edits.push(brush(f64::from(k) * 2.0)).unwrap();
+            take(&mut state, &mut edits);
+        }
+        holds(&state, &edits, "pushed one by one");
+        // The last brush's chunk: its change is the 600th.
+        let last = biome_core::NodeCoord::new(0, 9, 0);
+        assert_eq!(state.area_changes().revision_of(last, state.layout()), 600);
+        // A copy goes its own way while the original grows and is taken.
+        let mut copy = edits.clone();
+        edits.push(brush(-50.0)).unwrap();
+        take(&mut state, &mut edits);
+        copy.push(brush(-90.0)).unwrap();
+        take(&mut state, &mut copy);
+        holds(&state, &copy, "a copy that went its own way");
+        copy.record(3, brush(5.0)).unwrap_err();
+        copy.remove(3).unwrap();
+        take(&mut state, &mut copy);
+        holds(&state, &copy, "removed");
+        copy.record(3, brush(7.0)).unwrap();
+        take(&mut state, &mut copy);
+        holds(&state, &copy, "recorded out of order");
+        let mut log = EditLog::new();
+        log.push(brush(1.0)).unwrap();
+        copy.replace(log);
+        copy.push(brush(2.0)).unwrap();
+        take(&mut state, &mut copy);
+        holds(&state, &copy, "replaced");
+    }
 
     #[test]
     fn the_view_is_counted_and_its_memory_budgeted() {

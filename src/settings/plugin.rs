@@ -97,8 +97,10 @@ fn apply_settings(
 
 /// Gives the generator the edits when they changed: only the nodes within reach of what changed
 /// are rebuilt.
-fn apply_edits(edits: Res<BiomeWorldEdits>, mut state: ResMut<BiomeWorldState>) {
+fn apply_edits(mut edits: ResMut<BiomeWorldEdits>, mut state: ResMut<BiomeWorldState>) {
     if edits.is_changed() {
-        state.take_edits(edits.log());
+        state.take_edits(&edits);
+        // Bookkeeping, not a change of the edits.
+        edits.bypass_change_detection().mark_taken();
     }
 }

@@ -383,7 +383,7 @@ fn the_world_sees_its_edits() {
         assert_eq!(y, edited.height_at(x, z));
     }
     let reached = |p: &[f64; 3]| {
-        edited.edits().edits().iter().any(|edit| {
+        edited.edits().edits().any(|edit| {
             let [low, high] = edit.bounds();
             (low[0] - 1.0..=high[0]).contains(&p[0]) && (low[1] - 1.0..=high[1]).contains(&p[2])
         })

@@ -204,7 +204,7 @@ mod tests {
         assert_eq!(got.edit_set(), sent.edit_set());
         assert_eq!(got.after(3).map(|(k, _)| k).collect::<Vec<_>>(), [4, 5]);
         assert_eq!(got.remove(2), Some(brush(1.0)));
-        assert_eq!(got.edit_set().edits().len(), 4);
+        assert_eq!(got.edit_set().len(), 4);
         let refused = got.record(9, brush(f64::NAN)).unwrap_err();
         let EditLogError::Invalid {
             sequence: 9,

@@ -25,6 +25,9 @@ mod log;
 pub use file::EditFileError;
 pub use log::{EditLog, EditLogError, Recorded};
 
+use std::collections::HashMap;
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 
 use crate::biomes::Rgb;
@@ -129,16 +132,6 @@ impl EditShape {
                 }
                 [low, high]
             }
-        }
-    }
-
-    /// The disc outside which a brush or a clearing does nothing: its centre and radius.
-    fn disc(&self) -> Option<([f64; 2], f64)> {
-        match self {
-            Self::Brush { center, radius, .. } | Self::Clearing { center, radius } => {
-                Some((*center, *radius))
-            }
-            _ => None,
         }
     }
 
@@ -400,16 +393,54 @@ impl SurfaceCover {
     }
 }
 
-/// Edits in the order they apply, with a grid index of their footprints.
-#[derive(Clone, Debug, Default, PartialEq)]
+/// Edits in the order they apply, with a grid index of their footprints. Cloning one is cheap:
+/// the index is shared.
+#[derive(Clone, Debug, Default)]
 pub struct EditSet {
+    /// The edits indexed in cells, shared by the sets that extend it.
+    indexed: Arc<Indexed>,
+    /// Edits after those ([`EditSet::extended`]), each found by its bounds alone, until there
+    /// are more than [`TAIL`] and the whole set is indexed again.
+    tail: Vec<EditShape>,
+    /// Each tail edit's [`EditShape::bounds`].
+    tail_bounds: Vec<[[f64; 2]; 2]>,
+    /// Index cells the tail's edits would take ([`limits::MAX_EDIT_CELLS`]).
+    tail_entries: u64,
+    /// Whether any edit lays its own surface ([`EditShape::surface_at`]).
+    surfaced: bool,
+}
+
+/// The indexed part of an [`EditSet`].
+#[derive(Debug, Default)]
+struct Indexed {
     edits: Vec<EditShape>,
     /// Each edit's [`EditShape::bounds`], worked out once.
     bounds: Vec<[[f64; 2]; 2]>,
-    /// Whether any edit lays its own surface ([`EditShape::surface_at`]).
-    surfaced: bool,
     /// The edits (indices, in order) whose bounds meet each cell, keyed by cell.
-    cells: std::collections::HashMap<[i64; 2], Vec<u32>>,
+    cells: HashMap<[i64; 2], Vec<u32>>,
+    /// Index entries in `cells`, all lists together.
+    entries: u64,
+}
+
+/// Edits an [`EditSet`] holds beside its index before it indexes them all again: a few hundred
+/// bounds tests a point at most, against rebuilding the index for each edit a player makes.
+const TAIL: usize = 256;
+
+impl PartialEq for EditSet {
+    /// The same edits in the same order, however they are indexed.
+    fn eq(&self, other: &Self) -> bool {
+        self.len() == other.len() && self.edits().eq(other.edits())
+    }
+}
+
+fn is_surfaced(edit: &EditShape) -> bool {
+    matches!(
+        edit,
+        EditShape::Path {
+            surface: Some(_),
+            ..
+        }
+    )
 }
 
 impl EditSet {
@@ -419,49 +450,101 @@ impl EditSet {
     /// # Errors
     /// The first value out of range, by field path (`edits[3].radius`).
     pub fn new(edits: Vec<EditShape>) -> Result<Self, SettingsError> {
-        check_edits(&edits)?;
+        check_edits(&edits, 0, 0)?;
         Ok(Self::indexed(edits))
     }
 
     /// `edits` (checked already) with their index.
     fn indexed(edits: Vec<EditShape>) -> Self {
-        let mut cells: std::collections::HashMap<[i64; 2], Vec<u32>> = Default::default();
+        let mut cells: HashMap<[i64; 2], Vec<u32>> = HashMap::default();
         let bounds: Vec<_> = edits.iter().map(EditShape::bounds).collect();
+        let mut entries = 0;
         for (k, edit) in edits.iter().enumerate() {
             let [low, high] = cell_span(edit);
             for cz in low[1]..=high[1] {
                 for cx in low[0]..=high[0] {
                     cells.entry([cx, cz]).or_default().push(k as u32);
+                    entries += 1;
                 }
             }
         }
-        let surfaced = edits.iter().any(|edit| {
-            matches!(
-                edit,
-                EditShape::Path {
-                    surface: Some(_),
-                    ..
-                }
-            )
-        });
+        let surfaced = edits.iter().any(is_surfaced);
         Self {
-            edits,
-            bounds,
+            indexed: Arc::new(Indexed {
+                edits,
+                bounds,
+                cells,
+                entries,
+            }),
+            tail: Vec::new(),
+            tail_bounds: Vec::new(),
+            tail_entries: 0,
             surfaced,
-            cells,
         }
     }
 
+    /// This set with `more` applied after its edits, once every one is valid (numbered after
+    /// this set's in the field path) and the totals within the limits. The index is shared, not
+    /// rebuilt, until more than a few hundred edits wait beside it: what a change of a large
+    /// set costs stays small. The same heights, bit for bit, as [`EditSet::new`] of all of them.
+    ///
+    /// # Errors
+    /// The first value out of range, by field path (`edits[10003].radius`), or a limit passed.
+    pub fn extended(&self, more: Vec<EditShape>) -> Result<Self, SettingsError> {
+        let entries = self.indexed.entries + self.tail_entries;
+        let added = check_edits(&more, self.len(), entries)?;
+        if self.tail.len() + more.len() > TAIL {
+            return Ok(Self::indexed(self.edits().cloned().chain(more).collect()));
+        }
+        let mut set = self.clone();
+        set.surfaced |= more.iter().any(is_surfaced);
+        set.tail_entries += added;
+        set.tail_bounds.extend(more.iter().map(EditShape::bounds));
+        set.tail.extend(more);
+        Ok(set)
+    }
+
     /// The edits, in the order they apply.
+    pub fn edits(&self) -> impl Iterator<Item = &EditShape> {
+        self.indexed.edits.iter().chain(&self.tail)
+    }
+
+    /// How many edits the set holds.
     #[must_use]
-    pub fn edits(&self) -> &[EditShape] {
-        &self.edits
+    pub fn len(&self) -> usize {
+        self.indexed.edits.len() + self.tail.len()
     }
 
     /// Whether there are no edits.
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.edits.is_empty()
+        self.len() == 0
+    }
+
+    /// Edit `k` in order.
+    fn edit(&self, k: u32) -> &EditShape {
+        let (k, n) = (k as usize, self.indexed.edits.len());
+        if k < n {
+            &self.indexed.edits[k]
+        } else {
+            &self.tail[k - n]
+        }
+    }
+
+    /// The bounds of edit `k` in order.
+    fn bound(&self, k: u32) -> [[f64; 2]; 2] {
+        let (k, n) = (k as usize, self.indexed.edits.len());
+        if k < n {
+            self.indexed.bounds[k]
+        } else {
+            self.tail_bounds[k - n]
+        }
+    }
+
+    /// The numbers of the tail's edits, after the indexed ones.
+    fn tail_numbers(&self) -> std::ops::Range<u32> {
+        let n = self.indexed.edits.len() as u32;
+        n..n + self.tail.len() as u32
     }
 
     /// About how many bytes the set holds: its edits (with a road's points and their bounds)
@@ -473,31 +556,33 @@ impl EditSet {
             EditShape::Path { points, .. } => std::mem::size_of_val(points.as_slice()),
             _ => 0,
         };
-        let edits = self.edits.capacity() * std::mem::size_of::<EditShape>()
-            + self.bounds.capacity() * std::mem::size_of::<[[f64; 2]; 2]>()
-            + self.edits.iter().map(points).sum::<usize>();
+        let shape = std::mem::size_of::<EditShape>() + std::mem::size_of::<[[f64; 2]; 2]>();
+        let indexed = &self.indexed;
+        let edits = (indexed.edits.capacity() + self.tail.capacity()) * shape
+            + self.edits().map(points).sum::<usize>();
         let slot = std::mem::size_of::<([i64; 2], Vec<u32>)>() + 1;
-        let index = self.cells.capacity() * slot
-            + (self.cells.values())
+        let index = indexed.cells.capacity() * slot
+            + (indexed.cells.values())
                 .map(|list| list.capacity() * std::mem::size_of::<u32>())
                 .sum::<usize>();
-        std::mem::size_of::<Self>() + edits + index
+        std::mem::size_of::<Self>() + std::mem::size_of::<Indexed>() + edits + index
     }
 
     /// The edits, in order, whose bounds hold `(x, z)`.
     fn reaching(&self, x: f64, z: f64) -> impl Iterator<Item = &EditShape> {
-        let cell = self.cells.get(&[cell_of(x), cell_of(z)]);
+        let cell = self.indexed.cells.get(&[cell_of(x), cell_of(z)]);
         cell.into_iter()
             .flatten()
-            .filter_map(move |&k| self.holding(k, x, z))
+            .copied()
+            .chain(self.tail_numbers())
+            .filter_map(move |k| self.holding(k, x, z))
     }
 
     /// Edit `k` if its bounds hold `(x, z)`. Outside them an edit gives the height back as it
     /// was: skipping it is exact.
     fn holding(&self, k: u32, x: f64, z: f64) -> Option<&EditShape> {
-        let [low, high] = self.bounds[k as usize];
-        (low[0] <= x && x <= high[0] && low[1] <= z && z <= high[1])
-            .then(|| &self.edits[k as usize])
+        let [low, high] = self.bound(k);
+        (low[0] <= x && x <= high[0] && low[1] <= z && z <= high[1]).then(|| self.edit(k))
     }
 
     /// [`EditSet::near`] the box around the points `(xs[k], zs[k])`.
@@ -507,7 +592,7 @@ impl EditSet {
         zs: &[f64],
         purpose: NearFor,
     ) -> Option<EditsNear<'_>> {
-        if self.edits.is_empty() || xs.is_empty() {
+        if self.is_empty() || xs.is_empty() {
             return None;
         }
         let span = |values: &[f64]| {
@@ -539,7 +624,7 @@ impl EditSet {
         // In the order they apply, each once.
         found.sort_unstable();
         found.dedup();
-        found.retain(|&k| purpose.wants(&self.edits[k as usize]));
+        found.retain(|&k| purpose.wants(self.edit(k)));
         if found.is_empty() {
             return None;
         }
@@ -547,7 +632,8 @@ impl EditSet {
         let cell = (sides[0].max(sides[1]) / NEAR_BINS as f64).max(f64::MIN_POSITIVE);
         let bins = sides.map(|side| ((side / cell).ceil() as usize).clamp(1, NEAR_BINS));
         let mut near = EditsNear {
-            set: self,
+            edits: found.iter().map(|&k| self.edit(k)).collect(),
+            bounds: found.iter().map(|&k| self.bound(k)).collect(),
             min,
             cell,
             bins,
@@ -561,15 +647,34 @@ impl EditSet {
             .fold(0.0, |m: f64, v| m.max(v.abs()));
         let margin = cell * 1e-6 + scale * 1e-12;
         let mut pairs = Vec::new();
-        for &k in &found {
-            let [low, high] = self.bounds[k as usize];
+        // A cell lies within this of its centre.
+        let half_diagonal = cell * 0.7072;
+        for (k, (&[low, high], edit)) in near.bounds.iter().zip(&near.edits).enumerate() {
             let (first, last) = (near.bin(low), near.bin(high));
-            let disc = self.edits[k as usize].disc();
+            let k = k as u32;
             for bz in first[1]..=last[1] {
                 for bx in first[0]..=last[0] {
-                    let meets = disc.is_none_or(|(centre, radius)| {
-                        near.cell_meets_disc([bx, bz], centre, radius + margin)
-                    });
+                    let meets = match edit {
+                        EditShape::Brush { center, radius, .. }
+                        | EditShape::Clearing { center, radius } => {
+                            near.cell_meets_disc([bx, bz], *center, radius + margin)
+                        }
+                        // A road only in the cells within its reach: cells on the box's edge
+                        // (which points a few ulps outside it may reach) are all kept.
+                        EditShape::Path {
+                            points,
+                            width,
+                            skirt,
+                            ..
+                        } if bx > 0 && bz > 0 && bx + 1 < bins[0] && bz + 1 < bins[1] => {
+                            let centre =
+                                [0, 1].map(|axis| min[axis] + ([bx, bz][axis] as f64 + 0.5) * cell);
+                            let reach = width / 2.0 + skirt + half_diagonal + margin;
+                            nearest_on_path(points, centre[0], centre[1])
+                                .is_some_and(|(distance, _)| distance <= reach)
+                        }
+                        _ => true,
+                    };
                     if meets {
                         pairs.push((bz * bins[0] + bx, k));
                     }
@@ -650,21 +755,23 @@ impl EditSet {
         max: [f64; 2],
         mut visit: impl FnMut(u32) -> bool,
     ) -> bool {
-        let mut meets = |k: u32| {
-            let [low, high] = self.bounds[k as usize];
-            overlap([low, high], [min, max]) && visit(k)
-        };
+        let mut meets = |k: u32| overlap(self.bound(k), [min, max]) && visit(k);
+        if self.tail_numbers().any(&mut meets) {
+            return true;
+        }
+        let indexed = &self.indexed;
         let (first, last) = (
             [cell_of(min[0]), cell_of(min[1])],
             [cell_of(max[0]), cell_of(max[1])],
         );
         let side = |axis: usize| (i128::from(last[axis]) - i128::from(first[axis]) + 1).max(0);
-        if side(0) * side(1) > self.edits.len() as i128 {
-            return (0..self.edits.len() as u32).any(meets);
+        if side(0) * side(1) > indexed.edits.len() as i128 {
+            return (0..indexed.edits.len() as u32).any(meets);
         }
         (first[1]..=last[1]).any(|cz| {
             (first[0]..=last[0]).any(|cx| {
-                self.cells
+                indexed
+                    .cells
                     .get(&[cx, cz])
                     .is_some_and(|edits| edits.iter().any(|&k| meets(k)))
             })
@@ -696,7 +803,9 @@ const NEAR_BINS: usize = 32;
 /// The edits of an [`EditSet`] near a box ([`EditSet::near`]), binned over it.
 #[derive(Debug)]
 pub(crate) struct EditsNear<'a> {
-    set: &'a EditSet,
+    /// The edits near the box, in order, and their bounds: what `items` number.
+    edits: Vec<&'a EditShape>,
+    bounds: Vec<[[f64; 2]; 2]>,
     min: [f64; 2],
     /// A bin's side.
     cell: f64,
@@ -704,7 +813,7 @@ pub(crate) struct EditsNear<'a> {
     bins: [usize; 2],
     /// Where each bin's run of `items` starts; one more for the end.
     starts: Vec<u32>,
-    /// Edit indices, bin by bin, each run in the order the edits apply.
+    /// Indices into `edits`, bin by bin, each run in the order the edits apply.
     items: Vec<u32>,
 }
 
@@ -738,12 +847,18 @@ impl EditsNear<'_> {
         gx * gx + gz * gz <= radius * radius
     }
 
+    /// Near edit `k` if its bounds hold `(x, z)` ([`EditSet::holding`]).
+    fn holding(&self, k: u32, x: f64, z: f64) -> Option<&EditShape> {
+        let [low, high] = self.bounds[k as usize];
+        (low[0] <= x && x <= high[0] && low[1] <= z && z <= high[1]).then(|| self.edits[k as usize])
+    }
+
     /// The edits, in order, whose bounds hold `(x, z)`, a point of the box.
     fn reaching(&self, x: f64, z: f64) -> impl Iterator<Item = &EditShape> {
         let [bx, bz] = self.bin([x, z]);
         let b = bz * self.bins[0] + bx;
         let run = &self.items[self.starts[b] as usize..self.starts[b + 1] as usize];
-        run.iter().filter_map(move |&k| self.set.holding(k, x, z))
+        run.iter().filter_map(move |&k| self.holding(k, x, z))
     }
 
     /// [`EditSet::height_at`], the same bits, at a point of the box: from the last edit that
@@ -758,13 +873,13 @@ impl EditsNear<'_> {
             .enumerate()
             .rev()
             .find_map(|(k, &edit)| {
-                let height = self.set.holding(edit, x, z)?.overrides(x, z)?;
+                let height = self.holding(edit, x, z)?.overrides(x, z)?;
                 Some((k + 1, height))
             })
             .unwrap_or((0, ground));
         run[start..]
             .iter()
-            .filter_map(|&k| self.set.holding(k, x, z))
+            .filter_map(|&k| self.holding(k, x, z))
             .fold(from, |height, edit| edit.apply(x, z, height))
     }
 
@@ -780,31 +895,34 @@ pub fn overlap(a: [[f64; 2]; 2], b: [[f64; 2]; 2]) -> bool {
     a[0][0] <= b[1][0] && a[1][0] >= b[0][0] && a[0][1] <= b[1][1] && a[1][1] >= b[0][1]
 }
 
-/// Every edit valid, and the index they need within [`limits::MAX_EDIT_CELLS`].
-fn check_edits(edits: &[EditShape]) -> Checked {
+/// Every edit valid (numbered from `first` in the field path), and the index they need, after
+/// the `before` entries taken already, within [`limits::MAX_EDIT_CELLS`]; the entries they add.
+fn check_edits(edits: &[EditShape], first: usize, before: u64) -> Result<u64, SettingsError> {
     let mut check = Check::new();
-    if edits.len() > limits::MAX_EDITS {
-        return check.fail(
+    let total = first + edits.len();
+    if total > limits::MAX_EDITS {
+        check.fail(
             "edits",
-            format!("at most {} edits (got {})", limits::MAX_EDITS, edits.len()),
-        );
+            format!("at most {} edits (got {total})", limits::MAX_EDITS),
+        )?;
     }
-    let mut entries = 0u64;
+    let mut entries = before;
     for (k, edit) in edits.iter().enumerate() {
-        check.nested(&format!("edits[{k}]"), |check| edit.check(check))?;
+        let field = format!("edits[{}]", first + k);
+        check.nested(&field, |check| edit.check(check))?;
         entries += index_cells(edit);
         if entries > limits::MAX_EDIT_CELLS {
-            return check.fail(
-                &format!("edits[{k}]"),
+            check.fail(
+                &field,
                 format!(
                     "the edits so far cover {entries} index cells of {CELL} world units, over the \
                      {} limit: fewer or smaller edits",
                     limits::MAX_EDIT_CELLS
                 ),
-            );
+            )?;
         }
     }
-    Ok(())
+    Ok(entries - before)
 }
 
 fn cell_of(v: f64) -> i64 {
@@ -829,6 +947,74 @@ fn cell_span(edit: &EditShape) -> [[i64; 2]; 2] {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A set extended edit by edit, past the edits it keeps beside its index and back, gives
+    /// every point the bits of one built from all of them at once, finds the same edits near a
+    /// box, and names a bad edit by its place among all.
+    #[test]
+    fn an_extended_set_is_the_set_of_all_its_edits() {
+        let edit = |k: u32| {
+            let at = [
+                f64::from(k % 37) * 7.0 - 120.0,
+                f64::from(k / 37) * 9.0 - 80.0,
+            ];
+            match k % 3 {
+                0 => EditShape::Brush {
+                    center: at,
+                    radius: 12.0,
+                    falloff: 0.6,
+                    op: BrushOp::Raise(1.0),
+                },
+                1 => EditShape::Pad {
+                    center: at,
+                    half_size: [4.0, 6.0],
+                    height: f64::from(k % 11),
+                    skirt: 5.0,
+                },
+                _ => EditShape::Clearing {
+                    center: at,
+                    radius: 6.0,
+                },
+            }
+        };
+        let all: Vec<EditShape> = (0..700).map(edit).collect();
+        let whole = EditSet::new(all.clone()).unwrap();
+        let mut grown = EditSet::new(all[..100].to_vec()).unwrap();
+        for chunk in all[100..].chunks(30) {
+            grown = grown.extended(chunk.to_vec()).unwrap();
+            assert!(grown.tail.len() <= TAIL);
+        }
+        assert_eq!(grown, whole);
+        assert!(
+            !grown.tail.is_empty(),
+            "the last edits wait beside the index"
+        );
+        let ground = |x: f64, z: f64| x * 0.01 - z * 0.02;
+        for k in 0..4000 {
+            let (x, z) = (
+                f64::from(k % 80) * 3.1 - 130.0,
+                f64::from(k / 80) * 3.7 - 90.0,
+            );
+            let (a, b) = (
+                grown.height_at(x, z, ground(x, z)),
+                whole.height_at(x, z, ground(x, z)),
+            );
+            assert_eq!(a.to_bits(), b.to_bits(), "({x}, {z})");
+            assert_eq!(grown.clears(x, z), whole.clears(x, z));
+        }
+        let (min, max) = ([-100.0, -60.0], [40.0, 90.0]);
+        let (a, b) = (
+            grown.near(min, max, NearFor::Heights).unwrap(),
+            whole.near(min, max, NearFor::Heights).unwrap(),
+        );
+        assert_eq!((a.starts, a.items), (b.starts, b.items));
+        let bad = EditShape::Clearing {
+            center: [0.0, 0.0],
+            radius: f64::NAN,
+        };
+        let error = grown.extended(vec![edit(1), bad]).unwrap_err();
+        assert_eq!(error.field, "edits[701].radius");
+    }
 
     /// Binned over any box, the edits near it give every point of it (its corners, its edges,
     /// edits' own bounds) the bits of all the edits applied one by one, and clear the same
@@ -901,7 +1087,11 @@ mod tests {
             }
             let inside =
                 |[x, z]: [f64; 2]| (min[0]..=max[0]).contains(&x) && (min[1]..=max[1]).contains(&z);
-            let bound_edges = set.bounds.iter().flat_map(|[low, high]| [low[0], high[0]]);
+            let bound_edges = set
+                .indexed
+                .bounds
+                .iter()
+                .flat_map(|[low, high]| [low[0], high[0]]);
             let xs: Vec<f64> = [min[0], max[0]]
                 .into_iter()
                 .chain((0..40).map(|_| within(min[0], max[0])))
@@ -926,12 +1116,21 @@ mod tests {
                     [center[0] - half_size[0], center[1]],
                     [center[0], center[1] - half_size[1]],
                 ],
-                EditShape::Path { points, .. } => {
+                EditShape::Path {
+                    points,
+                    width,
+                    skirt,
+                    ..
+                } => {
+                    // Its ends, and just inside its reach across its middle.
                     let (a, b) = (points[0], points[1]);
+                    let (dx, dz) = (b[0] - a[0], b[2] - a[2]);
+                    let across = (width / 2.0 + skirt) * 0.999 / (dx * dx + dz * dz).sqrt();
+                    let mid = [(a[0] + b[0]) / 2.0, (a[2] + b[2]) / 2.0];
                     [
                         [a[0], a[2]],
                         [b[0], b[2]],
-                        [(a[0] + b[0]) / 2.0, (a[2] + b[2]) / 2.0],
+                        [mid[0] - dz * across, mid[1] + dx * across],
                     ]
                 }
             });
