@@ -24,7 +24,7 @@ use std::f32::consts::FRAC_PI_2;
 use std::process::ExitCode;
 
 use avian3d::prelude::*;
-use bevy::input::mouse::{AccumulatedMouseMotion, AccumulatedMouseScroll};
+use bevy::input::mouse::{AccumulatedMouseMotion, AccumulatedMouseScroll, MouseScrollUnit};
 use bevy::prelude::*;
 use bevy::window::{CursorGrabMode, CursorOptions};
 use bevy_biome_world::BiomeWorldState;
@@ -362,6 +362,10 @@ struct Terraform {
     demo: bool,
     /// Where the demo shaped the ground: the ring stays there for the picture.
     pinned: Option<Vec2>,
+    /// Whether the mouse was captured in the frame before.
+    captured: bool,
+    /// The edits' count after this tool's own last change.
+    known: usize,
     radius: f32,
     /// The ground under the centre of the view, within reach.
     aim: Option<Vec3>,
@@ -377,6 +381,8 @@ impl Default for Terraform {
             on: false,
             demo: false,
             pinned: None,
+            captured: false,
+            known: 0,
             radius: 4.0,
             aim: None,
             stroke: None,
@@ -460,6 +466,17 @@ fn terraform(
     mut terraform: ResMut<Terraform>,
     mut edits: ResMut<BiomeWorldEdits>,
 ) {
+    let terraform: &mut Terraform = &mut terraform;
+    // Strokes remember edit numbers, which a change made elsewhere (the panel clearing or
+    // loading the edits) may give to other edits: then there is nothing left to undo.
+    if edits.log().len() != terraform.known {
+        terraform.strokes.clear();
+        terraform.stroke = None;
+    }
+    // The click that captures the mouse does not also shape the ground.
+    let captured = cursor.grab_mode != CursorGrabMode::None;
+    let aiming = captured && terraform.captured;
+    terraform.captured = captured;
     if keys.just_pressed(KeyCode::KeyT) {
         terraform.on = !terraform.on;
     }
@@ -467,8 +484,8 @@ fn terraform(
         terraform.stroke = None;
         return;
     }
-    let terraform: &mut Terraform = &mut terraform;
-    if terraform.demo && walker.landed.is_some() && terraform.strokes.is_empty() {
+    if terraform.demo && walker.landed.is_some() {
+        terraform.demo = false;
         let forward = Vec2::new(-walker.yaw.sin(), -walker.yaw.cos());
         let ahead = player.translation.xz() + forward * 14.0;
         demo_strokes(
@@ -479,16 +496,23 @@ fn terraform(
             biome_world.ground_height_at(ahead),
         );
     }
-    terraform.radius = (terraform.radius * (1.0 + scroll.delta.y * 0.1)).clamp(1.0, 20.0);
+    if aiming {
+        let lines = match scroll.unit {
+            MouseScrollUnit::Line => scroll.delta.y,
+            MouseScrollUnit::Pixel => scroll.delta.y / 20.0,
+        };
+        terraform.radius = (terraform.radius * (lines * 0.1).exp()).clamp(1.0, 20.0);
+    }
     if keys.just_pressed(KeyCode::KeyZ)
         && let Some(stroke) = terraform.strokes.pop()
     {
         for sequence in stroke {
             edits.remove(sequence);
         }
+        terraform.stroke = None;
     }
-    let captured = cursor.grab_mode != CursorGrabMode::None;
-    let tool = if !captured {
+    terraform.known = edits.log().len();
+    let tool = if !aiming {
         None
     } else if buttons.pressed(MouseButton::Left) {
         Some(Tool::Raise)
@@ -543,11 +567,14 @@ fn lay(terraform: &mut Terraform, edits: &mut BiomeWorldEdits, at: Vec2, op: Bru
         op,
     };
     match edits.push(brush) {
-        Ok(sequence) => terraform
-            .strokes
-            .last_mut()
-            .expect("a stroke is open")
-            .push(sequence),
+        Ok(sequence) => {
+            terraform
+                .strokes
+                .last_mut()
+                .expect("a stroke is open")
+                .push(sequence);
+            terraform.known = edits.log().len();
+        }
         Err(error) => warn!("no brush there: {error}"),
     }
 }

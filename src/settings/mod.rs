@@ -481,7 +481,8 @@ impl BiomeWorldState {
             let [min, max] = edit.bounds();
             changes.push(min, max);
             // `log` took it with the same checks.
-            let _ = self.edits.record(sequence, edit.clone());
+            let recorded = self.edits.record(sequence, edit.clone());
+            debug_assert!(recorded.is_ok(), "the state's log follows the world's");
         }
         Some(Appended::Edits(set))
     }

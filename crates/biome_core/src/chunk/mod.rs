@@ -734,6 +734,9 @@ fn densities(
             &mut density[start..end],
         );
     }
+    if cancel.load(Ordering::Relaxed) {
+        return Err(ChunkError::Cancelled);
+    }
     generator.edit_values(xs, zs, &mut density);
     Ok(density)
 }

@@ -228,6 +228,11 @@ impl EditShape {
                 };
                 let half = width / 2.0;
                 let weight = 1.0 - smoothstep(half, half + skirt, distance);
+                // Beyond its reach the ground keeps its bits (a -0.0 included), as where a
+                // batch skips the road.
+                if weight == 0.0 {
+                    return ground;
+                }
                 ground + (grade - ground) * weight
             }
             Self::Clearing { .. } => ground,
