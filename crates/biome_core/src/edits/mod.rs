@@ -583,11 +583,9 @@ impl EditSet {
             .filter_map(move |k| self.holding(k, x, z))
     }
 
-    /// Edit `k` if its bounds hold `(x, z)`. Outside them an edit gives the height back as it
-    /// was: skipping it is exact.
+    /// Edit `k` if its bounds hold `(x, z)` ([`holds`]).
     fn holding(&self, k: u32, x: f64, z: f64) -> Option<&EditShape> {
-        let [low, high] = self.bound(k);
-        (low[0] <= x && x <= high[0] && low[1] <= z && z <= high[1]).then(|| self.edit(k))
+        holds(self.bound(k), x, z).then(|| self.edit(k))
     }
 
     /// [`EditSet::near`] the box around the points `(xs[k], zs[k])`.
@@ -746,7 +744,7 @@ impl EditSet {
     }
 
     /// Whether any edit may change a height, or clear the ground, in
-    /// `[min.x, max.x] × [min.z, max.z]` (which nodes a change of edits rebuilds).
+    /// `[min.x, max.x] × [min.z, max.z]`.
     #[must_use]
     pub fn touches(&self, min: [f64; 2], max: [f64; 2]) -> bool {
         self.visit_meeting(min, max, |_| true)
@@ -854,25 +852,26 @@ impl EditsNear<'_> {
 
     /// Near edit `k` if its bounds hold `(x, z)` ([`EditSet::holding`]).
     fn holding(&self, k: u32, x: f64, z: f64) -> Option<&EditShape> {
-        let [low, high] = self.bounds[k as usize];
-        (low[0] <= x && x <= high[0] && low[1] <= z && z <= high[1]).then(|| self.edits[k as usize])
+        holds(self.bounds[k as usize], x, z).then(|| self.edits[k as usize])
+    }
+
+    /// The edits of the bin holding `(x, z)`, a point of the box, in order.
+    fn run(&self, x: f64, z: f64) -> &[u32] {
+        let [bx, bz] = self.bin([x, z]);
+        let b = bz * self.bins[0] + bx;
+        &self.items[self.starts[b] as usize..self.starts[b + 1] as usize]
     }
 
     /// The edits, in order, whose bounds hold `(x, z)`, a point of the box.
     fn reaching(&self, x: f64, z: f64) -> impl Iterator<Item = &EditShape> {
-        let [bx, bz] = self.bin([x, z]);
-        let b = bz * self.bins[0] + bx;
-        let run = &self.items[self.starts[b] as usize..self.starts[b + 1] as usize];
-        run.iter().filter_map(move |&k| self.holding(k, x, z))
+        (self.run(x, z).iter()).filter_map(move |&k| self.holding(k, x, z))
     }
 
     /// [`EditSet::height_at`], the same bits, at a point of the box: from the last edit that
     /// sets the height there whatever was below ([`EditShape::overrides`]), the ones before it
     /// skipped.
     pub(crate) fn height_at(&self, x: f64, z: f64, ground: f64) -> f64 {
-        let [bx, bz] = self.bin([x, z]);
-        let b = bz * self.bins[0] + bx;
-        let run = &self.items[self.starts[b] as usize..self.starts[b + 1] as usize];
+        let run = self.run(x, z);
         let (start, from) = run
             .iter()
             .enumerate()
@@ -892,6 +891,12 @@ impl EditsNear<'_> {
     pub(crate) fn clears(&self, x: f64, z: f64) -> bool {
         self.reaching(x, z).any(|edit| edit.clears(x, z))
     }
+}
+
+/// Whether the rectangle `[low, high]` (its edges included) holds `(x, z)`. Outside its bounds
+/// an edit gives the height back as it was, so skipping it there is exact.
+fn holds([low, high]: [[f64; 2]; 2], x: f64, z: f64) -> bool {
+    low[0] <= x && x <= high[0] && low[1] <= z && z <= high[1]
 }
 
 /// Whether two rectangles `[low, high]` (corners included) meet.
