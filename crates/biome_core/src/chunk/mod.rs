@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::check::SettingsError;
 use crate::coords::{ChunkCoord, ChunkLayout, MeshStyle, NodeCoord, Stitch, clamp_coordinate};
-use crate::generator::{Known, RiverDetail, WorldGenerator, WorldSettings};
+use crate::generator::{GridAxes, Known, RiverDetail, WorldGenerator, WorldSettings};
 use crate::limits;
 use crate::regions::SiteCache;
 use crate::rivers::RiverPoint;
@@ -456,6 +456,11 @@ pub(crate) fn build(
     let grid = |offset: usize| (-apron..=tiles + apron).map(move |g| world(first[offset] + g));
     let xs = Scratch::collect((-apron..=tiles + apron).flat_map(|_| grid(0)));
     let zs = Scratch::collect(grid(1).flat_map(|z| std::iter::repeat_n(z, side)));
+    let rows = Scratch::collect(grid(1));
+    let axes = GridAxes {
+        xs: &xs[..side],
+        zs: &rows,
+    };
     let (min, max) = (origin, [world(first[0] + tiles), world(first[1] + tiles)]);
     let margin = ts * apron as f64;
     let cache = SiteCache::covering(
@@ -470,7 +475,7 @@ pub(crate) fn build(
     let verts = tiles as usize + 1;
     let rivers = river_detail(generator, node.level, layout);
     let density = match given {
-        None => densities(generator, &xs, &zs, &cache, rivers, cancel)?,
+        None => densities(generator, &xs, &zs, &cache, rivers, Some(axes), cancel)?,
         Some(given) => {
             // Only the apron is left to sample.
             let on_grid = |k: usize| {
@@ -480,7 +485,7 @@ pub(crate) fn build(
             let apron: Vec<usize> = (0..xs.len()).filter(|&k| !on_grid(k)).collect();
             let ax = Scratch::collect(apron.iter().map(|&k| xs[k]));
             let az = Scratch::collect(apron.iter().map(|&k| zs[k]));
-            let sampled = densities(generator, &ax, &az, &cache, rivers, cancel)?;
+            let sampled = densities(generator, &ax, &az, &cache, rivers, None, cancel)?;
             let mut density = Scratch::zeroed(xs.len());
             for (&k, &d) in apron.iter().zip(sampled.iter()) {
                 density[k] = d;
@@ -509,7 +514,7 @@ pub(crate) fn build(
         read.dedup();
         let rx = Scratch::collect(read.iter().map(|&k| xs[k]));
         let rz = Scratch::collect(read.iter().map(|&k| zs[k]));
-        let sampled = densities(generator, &rx, &rz, &cache, coarser, cancel)?;
+        let sampled = densities(generator, &rx, &rz, &cache, coarser, None, cancel)?;
         let mut field = Scratch::collect(density.iter().copied());
         for (&k, &d) in read.iter().zip(sampled.iter()) {
             field[k] = d;
@@ -707,7 +712,8 @@ fn check_node(
     Ok(())
 }
 
-/// The density at every point of `xs` and `zs`, a block at a time, stopping once `cancel` is set.
+/// The density at every point of `xs` and `zs`, a block at a time, stopping once `cancel` is set;
+/// `grid` gives their axes where they are a grid, which lays the edits faster.
 /// The thread is yielded between blocks: on a machine with few cores, a thread waiting for the
 /// core (a game's frame) then waits one block rather than a scheduler slice (a millisecond or
 /// more), and a yield with nothing waiting costs under a microsecond.
@@ -717,6 +723,7 @@ fn densities(
     zs: &[f64],
     cache: &SiteCache,
     rivers: RiverDetail,
+    grid: Option<GridAxes<'_>>,
     cancel: &AtomicBool,
 ) -> Result<Scratch, ChunkError> {
     let mut density = Scratch::zeroed(xs.len());
@@ -737,7 +744,10 @@ fn densities(
     if cancel.load(Ordering::Relaxed) {
         return Err(ChunkError::Cancelled);
     }
-    generator.edit_values(xs, zs, &mut density);
+    match grid {
+        Some(grid) => generator.edit_grid(grid, &mut density),
+        None => generator.edit_values(xs, zs, &mut density),
+    }
     Ok(density)
 }
 
@@ -758,6 +768,11 @@ pub(crate) fn density(
     let xs = Scratch::collect((0..=tiles).flat_map(|_| (0..=tiles).map(|g| world(first[0] + g))));
     let zs =
         Scratch::collect((0..=tiles).flat_map(|g| std::iter::repeat_n(world(first[1] + g), side)));
+    let rows = Scratch::collect((0..=tiles).map(|g| world(first[1] + g)));
+    let axes = GridAxes {
+        xs: &xs[..side],
+        zs: &rows,
+    };
     let origin = node.origin(layout);
     let far = [world(first[0] + tiles), world(first[1] + tiles)];
     let cache = SiteCache::covering(
@@ -769,7 +784,7 @@ pub(crate) fn density(
         SITE_MARGIN,
     );
     let rivers = river_detail(generator, node.level, layout);
-    let density = densities(generator, &xs, &zs, &cache, rivers, cancel)?;
+    let density = densities(generator, &xs, &zs, &cache, rivers, Some(axes), cancel)?;
     Ok(NodeDensity {
         node,
         layout: *layout,

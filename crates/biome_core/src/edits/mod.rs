@@ -425,6 +425,19 @@ struct Indexed {
     cells: HashMap<[i64; 2], Vec<u32>>,
     /// Index entries in `cells`, all lists together.
     entries: u64,
+    /// What this holds, in bytes ([`EditSet::memory_bytes`]).
+    bytes: usize,
+}
+
+/// An edit's bytes in a set, and its bounds', beside a road's points ([`points_bytes`]).
+const EDIT_BYTES: usize = std::mem::size_of::<EditShape>() + std::mem::size_of::<[[f64; 2]; 2]>();
+
+/// The bytes a road's points take beside its edit.
+fn points_bytes(edit: &EditShape) -> usize {
+    match edit {
+        EditShape::Path { points, .. } => std::mem::size_of_val(points.as_slice()),
+        _ => 0,
+    }
 }
 
 /// Edits an [`EditSet`] holds beside its index before it indexes them all again: a few hundred
@@ -474,12 +487,23 @@ impl EditSet {
             }
         }
         let surfaced = edits.iter().any(is_surfaced);
+        // A map slot per cell (its key, list and control byte), four bytes per entry.
+        let slot = std::mem::size_of::<([i64; 2], Vec<u32>)>() + 1;
+        let index = cells.capacity() * slot
+            + (cells.values())
+                .map(|list| list.capacity() * std::mem::size_of::<u32>())
+                .sum::<usize>();
+        let bytes = std::mem::size_of::<Indexed>()
+            + edits.capacity() * EDIT_BYTES
+            + edits.iter().map(points_bytes).sum::<usize>()
+            + index;
         Self {
             indexed: Arc::new(Indexed {
                 edits,
                 bounds,
                 cells,
                 entries,
+                bytes,
             }),
             tail: Vec::new(),
             tail_bounds: Vec::new(),
@@ -557,20 +581,11 @@ impl EditSet {
     /// edit and cell).
     #[must_use]
     pub fn memory_bytes(&self) -> usize {
-        let points = |edit: &EditShape| match edit {
-            EditShape::Path { points, .. } => std::mem::size_of_val(points.as_slice()),
-            _ => 0,
-        };
-        let shape = std::mem::size_of::<EditShape>() + std::mem::size_of::<[[f64; 2]; 2]>();
-        let indexed = &self.indexed;
-        let edits = (indexed.edits.capacity() + self.tail.capacity()) * shape
-            + self.edits().map(points).sum::<usize>();
-        let slot = std::mem::size_of::<([i64; 2], Vec<u32>)>() + 1;
-        let index = indexed.cells.capacity() * slot
-            + (indexed.cells.values())
-                .map(|list| list.capacity() * std::mem::size_of::<u32>())
-                .sum::<usize>();
-        std::mem::size_of::<Self>() + std::mem::size_of::<Indexed>() + edits + index
+        // The index's share is counted once, when it is built: a tool may ask every frame.
+        std::mem::size_of::<Self>()
+            + self.indexed.bytes
+            + self.tail.capacity() * EDIT_BYTES
+            + self.tail.iter().map(points_bytes).sum::<usize>()
     }
 
     /// The edits, in order, whose bounds hold `(x, z)`.
@@ -698,6 +713,45 @@ impl EditSet {
             next[b] += 1;
         }
         Some(near)
+    }
+
+    /// Lays the edits over `heights`, the ground at the points `(xs[i], zs[j])` of a grid (row
+    /// `j` after `j` rows of `xs.len()`; `xs` and `zs` ascending), as [`EditSet::height_at`]
+    /// would at each, the same bits: each edit in order over the rows and columns its bounds
+    /// hold, where a point's fold would take it ([`holds`]). No binning: the grid's axes find
+    /// an edit's points by bisection.
+    pub(crate) fn lay_on_grid(&self, xs: &[f64], zs: &[f64], heights: &mut [f64]) {
+        debug_assert_eq!(heights.len(), xs.len() * zs.len());
+        let (Some(&x0), Some(&x1), Some(&z0), Some(&z1)) =
+            (xs.first(), xs.last(), zs.first(), zs.last())
+        else {
+            return;
+        };
+        let mut found = Vec::new();
+        self.visit_meeting([x0, z0], [x1, z1], |k| {
+            found.push(k);
+            false
+        });
+        found.sort_unstable();
+        found.dedup();
+        let within = |axis: &[f64], low: f64, high: f64| {
+            axis.partition_point(|&v| v < low)..axis.partition_point(|&v| v <= high)
+        };
+        for k in found {
+            let edit = self.edit(k);
+            if !NearFor::Heights.wants(edit) {
+                continue;
+            }
+            let [low, high] = self.bound(k);
+            let columns = within(xs, low[0], high[0]);
+            for j in within(zs, low[1], high[1]) {
+                let z = zs[j];
+                let row = &mut heights[j * xs.len()..(j + 1) * xs.len()];
+                for i in columns.clone() {
+                    row[i] = edit.apply(xs[i], z, row[i]);
+                }
+            }
+        }
     }
 
     /// The height at `(x, z)` with every edit applied in order over `ground`.
@@ -1026,19 +1080,19 @@ mod tests {
         assert_eq!(error.field, "edits[701].radius");
     }
 
-    /// Binned over any box, the edits near it give every point of it (its corners, its edges,
-    /// edits' own bounds) the bits of all the edits applied one by one, and clear the same
-    /// ground.
-    #[test]
-    fn edits_near_a_box_give_every_point_the_same_bits() {
-        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
-        let mut within = move |low: f64, high: f64| {
+    /// Draws from `[low, high)`, seeded.
+    fn uniform(mut state: u64) -> impl FnMut(f64, f64) -> f64 {
+        move |low: f64, high: f64| {
             state ^= state << 13;
             state ^= state >> 7;
             state ^= state << 17;
             low + (high - low) * ((state >> 11) as f64 / (1u64 << 53) as f64)
-        };
-        let edits: Vec<EditShape> = (0..300)
+        }
+    }
+
+    /// 300 edits of every shape within 200 units of the origin.
+    fn mixed_edits(within: &mut impl FnMut(f64, f64) -> f64) -> Vec<EditShape> {
+        (0..300)
             .map(|k| {
                 let center = [within(-200.0, 200.0), within(-200.0, 200.0)];
                 match k % 5 {
@@ -1075,7 +1129,63 @@ mod tests {
                     },
                 }
             })
-            .collect();
+            .collect()
+    }
+
+    /// Laid on a grid, the edits give every grid point the bits of [`EditSet::height_at`],
+    /// the points on bounds' edges and rims included.
+    #[test]
+    fn edits_laid_on_a_grid_give_every_point_the_same_bits() {
+        let mut within = uniform(0x2545_f491_4f6c_dd1d);
+        let edits = mixed_edits(&mut within);
+        let set = EditSet::new(edits).unwrap();
+        let ground = |x: f64, z: f64| (x * 0.05).rem_euclid(3.0) * 2.0 + z * 0.01;
+        let mut changed = 0;
+        for k in 0..40 {
+            let min = [within(-260.0, 200.0), within(-260.0, 200.0)];
+            let step = within(0.25, 4.0);
+            let count = 8 + (k * 7) % 60;
+            // A regular grid, or one whose lines also run along the edits' bounds.
+            let axis = |origin: f64, edge: usize| {
+                let mut values: Vec<f64> = (0..count).map(|g| origin + g as f64 * step).collect();
+                if k % 2 == 1 {
+                    let last = values[count - 1];
+                    values.extend(
+                        (set.indexed.bounds.iter())
+                            .flat_map(|bound| [bound[0][edge], bound[1][edge]])
+                            .filter(|v| (origin..=last).contains(v)),
+                    );
+                    values.sort_by(f64::total_cmp);
+                }
+                values
+            };
+            let (xs, zs) = (axis(min[0], 0), axis(min[1], 1));
+            let mut heights: Vec<f64> = (zs.iter())
+                .flat_map(|&z| xs.iter().map(move |&x| ground(x, z)))
+                .collect();
+            set.lay_on_grid(&xs, &zs, &mut heights);
+            for (j, &z) in zs.iter().enumerate() {
+                for (i, &x) in xs.iter().enumerate() {
+                    let expected = set.height_at(x, z, ground(x, z));
+                    let laid = heights[j * xs.len() + i];
+                    assert_eq!(laid.to_bits(), expected.to_bits(), "at ({x}, {z})");
+                    changed += usize::from(expected != ground(x, z));
+                }
+            }
+        }
+        assert!(
+            changed > 1000,
+            "the grids meet the edits ({changed} points changed)"
+        );
+    }
+
+    /// Binned over any box, the edits near it give every point of it (its corners, its edges,
+    /// edits' own bounds) the bits of all the edits applied one by one, and clear the same
+    /// ground.
+    #[test]
+    fn edits_near_a_box_give_every_point_the_same_bits() {
+        let mut within = uniform(0x9e37_79b9_7f4a_7c15);
+        let edits = mixed_edits(&mut within);
         let set = EditSet::new(edits.clone()).unwrap();
         let ground = |x: f64, z: f64| (x * 0.05).rem_euclid(3.0) * 2.0 + z * 0.01;
         let (mut changed, mut cleared) = (0, 0);

@@ -154,6 +154,13 @@ pub(crate) struct PointNoise {
     pub(crate) wet: f64,
 }
 
+/// The points of a grid, row by row: every `(xs[i], zs[j])`, both ascending.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct GridAxes<'a> {
+    pub(crate) xs: &'a [f64],
+    pub(crate) zs: &'a [f64],
+}
+
 impl WorldGenerator {
     /// Validates `settings` and builds the world's noise tables.
     ///
@@ -285,9 +292,30 @@ impl WorldGenerator {
                 Some(near) => near.height_at(x, z, ground),
                 None => self.edits.height_at(x, z, ground),
             };
-            if edited != ground {
-                *value = edited.clamp(*limits::HEIGHT.start(), *limits::HEIGHT.end()) / scale;
-            }
+            self.set_edited(value, ground, edited);
+        }
+    }
+
+    /// [`WorldGenerator::edit_values`] at the points of a grid, the same bits: every `(xs[i],
+    /// zs[j])`, row by row ([`EditSet::lay_on_grid`]).
+    pub(crate) fn edit_grid(&self, grid: GridAxes<'_>, out: &mut [f64]) {
+        if self.edits.is_empty() || out.is_empty() {
+            return;
+        }
+        let scale = self.settings.terrain.height_scale;
+        let mut heights: Vec<f64> = out.iter().map(|value| value * scale).collect();
+        self.edits.lay_on_grid(grid.xs, grid.zs, &mut heights);
+        for (value, edited) in out.iter_mut().zip(heights) {
+            self.set_edited(value, *value * scale, edited);
+        }
+    }
+
+    /// Writes an edited height over the terrain value whose height was `ground`, where it
+    /// differs: within [`limits::HEIGHT`].
+    fn set_edited(&self, value: &mut f64, ground: f64, edited: f64) {
+        if edited != ground {
+            let scale = self.settings.terrain.height_scale;
+            *value = edited.clamp(*limits::HEIGHT.start(), *limits::HEIGHT.end()) / scale;
         }
     }
 
