@@ -1,7 +1,7 @@
 //! Fly over an endless biome world.
 //!
 //! ```text
-//! cargo run --example fly_over -- [--seed N] [--preset NAME|FILE.ron] [--horizon METRES] [--at X,Z] [--screenshot PATH] [--panel open|closed]
+//! cargo run --example fly_over -- [--seed N] [--preset NAME|FILE.ron] [--horizon METRES] [--at X,Z] [--screenshot PATH] [--panel open|closed] [--splatting]
 //! ```
 //!
 //! The terrain reaches the horizon (8 km unless `--horizon` says otherwise) in levels of detail,
@@ -10,8 +10,9 @@
 //!
 //! The camera glides over the terrain on its own. W/A/S/D (Space up, Shift down, Ctrl faster) and
 //! the mouse with the right button held take over; Tab gives control back to the autopilot. F1
-//! shows or hides the settings panel. `--screenshot PATH` waits until every chunk in view is
-//! built, saves a PNG of the window and exits.
+//! shows or hides the settings panel. X (or `--splatting`) draws the ground with the built-in
+//! texture layers ([`TerrainSplatting::procedural`]) instead of flat colours. `--screenshot PATH`
+//! waits until every chunk in view is built, saves a PNG of the window and exits.
 
 use std::f32::consts::FRAC_PI_2;
 use std::process::ExitCode;
@@ -31,7 +32,7 @@ use screenshot::{ScreenshotPlugin, ScreenshotRequest};
 use world_args::StartNear;
 
 fn main() -> ExitCode {
-    let args = match world_args::parse("fly_over", &[]) {
+    let args = match world_args::parse("fly_over", &["--splatting"]) {
         Ok(args) => args,
         Err(message) => {
             eprintln!("{message}");
@@ -46,13 +47,17 @@ fn main() -> ExitCode {
         .add_plugins(world_window("bevy_biome_world: fly over"))
         .add_plugins((BiomeWorldPlugin, ScenePlugin))
         .insert_resource(Flight::default())
+        .insert_resource(SplattingAtStart(
+            args.switches.iter().any(|flag| flag == "--splatting"),
+        ))
         .add_systems(Startup, setup)
         .add_systems(
             Update,
             (toggle_control, autopilot, free_flight)
                 .chain()
                 .after(BiomeWorldSystems::Apply),
-        );
+        )
+        .add_systems(Update, toggle_splatting);
     #[cfg(feature = "panel")]
     app.add_plugins(BiomeWorldPanelPlugin {
         open: args.panel_open,
@@ -105,7 +110,37 @@ impl Default for Flight {
 const CLEARANCE: f32 = 55.0;
 const CRUISE_SPEED: f32 = 45.0;
 
-fn setup(mut commands: Commands, biome_world: BiomeWorld, start: Res<StartNear>) {
+/// Whether the ground starts with texture layers (`--splatting`).
+#[derive(Resource)]
+struct SplattingAtStart(bool);
+
+/// X switches the built-in texture layers on and off.
+fn toggle_splatting(
+    keys: Res<ButtonInput<KeyCode>>,
+    splatting: Option<Res<TerrainSplatting>>,
+    mut images: ResMut<Assets<Image>>,
+    mut commands: Commands,
+) {
+    if !keys.just_pressed(KeyCode::KeyX) {
+        return;
+    }
+    match splatting {
+        Some(_) => commands.remove_resource::<TerrainSplatting>(),
+        None => commands.insert_resource(TerrainSplatting::procedural(&mut images)),
+    }
+}
+
+fn setup(
+    mut commands: Commands,
+    biome_world: BiomeWorld,
+    start: Res<StartNear>,
+    splatting: Res<SplattingAtStart>,
+    mut images: ResMut<Assets<Image>>,
+) {
+    // Before the first builds, so they carry the layers' weights.
+    if splatting.0 {
+        commands.insert_resource(TerrainSplatting::procedural(&mut images));
+    }
     // Start over land, above the beach.
     let start = land_near(&biome_world, start.0, 8.0);
     let ground = biome_world.height_at(start).max(0.0);

@@ -143,10 +143,11 @@ pub use settings::{
 };
 pub use stream::background_async_compute;
 pub use terrain::{
-    BiomeChunk, BiomeRiverWater, BiomeTerrainPlugin, BiomeWater, BiomeWorldAnchor, BiomeWorldStats,
-    ChunkDespawned, ChunkFade, ChunkFailed, ChunkGround, ChunkReplaced, ChunkSpawned, HorizonView,
-    OwnTerrainMaterial, OwnTerrainMaterialPlugin, TerrainMaterial, TerrainMaterials,
-    TerrainSurface,
+    BiomeChunk, BiomeRiverWater, BiomeSplat, BiomeTerrainPlugin, BiomeWater, BiomeWorldAnchor,
+    BiomeWorldStats, ChunkDespawned, ChunkFade, ChunkFailed, ChunkGround, ChunkReplaced,
+    ChunkSpawned, HorizonView, MAX_SPLAT_LAYERS, OwnTerrainMaterial, OwnTerrainMaterialPlugin,
+    SplatError, SplatLayer, SplatTint, SteepSplat, TerrainMaterial, TerrainMaterials,
+    TerrainSplatting, TerrainSurface,
 };
 pub use trees::{BiomeForest, BiomeTree, BiomeTreesPlugin, TreeModel, TreeModels, TreeSize};
 
@@ -159,7 +160,7 @@ pub mod prelude {
         AreaLoaded, AreaUnloaded, BiomeAreas, BiomeChunk, BiomeScatterSettings, BiomeWorld,
         BiomeWorldAnchor, BiomeWorldEdits, BiomeWorldPlugin, BiomeWorldSettings, BiomeWorldStats,
         BiomeWorldStreaming, BiomeWorldSystems, ChunkDespawned, ChunkFailed, ChunkMeshOptions,
-        ChunkSpawned, HorizonView,
+        ChunkSpawned, HorizonView, TerrainSplatting,
     };
     #[cfg(feature = "avian")]
     pub use crate::{BiomeColliderSettings, BiomeWorldCollider, BiomeWorldPhysicsPlugin};

@@ -319,3 +319,129 @@ fn the_games_terrain_material_draws_every_node_shown_in_every_frame() {
     let shown = shown_with(&mut app);
     assert!(shown.iter().all(|m| m.as_ref() == Some(&second)));
 }
+
+/// A vertex's splat layer weights, at its world `(x, z)` (as bits).
+struct VertexWeights {
+    at: [u32; 2],
+    weights: [f32; 8],
+}
+
+/// The splat layer weights of every vertex of each shown terrain node; `None` where the mesh
+/// carries none. Layers 0 to 3 ride in the tangent, 4 and 5 in the second UVs, 6 in the
+/// colour's alpha; layer 7 is what they leave.
+fn shown_splat_weights(app: &mut App) -> Vec<Option<Vec<VertexWeights>>> {
+    let mut query = app
+        .world_mut()
+        .query::<(&Visibility, &Transform, &Mesh3d, &BiomeChunk)>();
+    let meshes = app.world().resource::<Assets<Mesh>>();
+    query
+        .iter(app.world())
+        .filter(|(visibility, ..)| **visibility != Visibility::Hidden)
+        .map(|(_, transform, mesh, _)| {
+            let mesh = meshes.get(&mesh.0).expect("a shown node's mesh is loaded");
+            let (
+                Some(VertexAttributeValues::Float32x3(positions)),
+                Some(VertexAttributeValues::Float32x4(low)),
+                Some(VertexAttributeValues::Float32x2(middle)),
+                Some(VertexAttributeValues::Float32x4(colors)),
+            ) = (
+                mesh.attribute(Mesh::ATTRIBUTE_POSITION),
+                mesh.attribute(Mesh::ATTRIBUTE_TANGENT),
+                mesh.attribute(Mesh::ATTRIBUTE_UV_1),
+                mesh.attribute(Mesh::ATTRIBUTE_COLOR),
+            )
+            else {
+                return None;
+            };
+            let vertices = positions.iter().zip(low).zip(middle).zip(colors);
+            let weights = vertices
+                .map(|(((p, low), middle), color)| {
+                    let world = transform.translation + Vec3::from_array(*p);
+                    let carried = [
+                        low[0], low[1], low[2], low[3], middle[0], middle[1], color[3],
+                    ];
+                    let mut all = [0.0; 8];
+                    all[..7].copy_from_slice(&carried);
+                    all[7] = 1.0 - carried.iter().sum::<f32>();
+                    VertexWeights {
+                        at: [world.x.to_bits(), world.z.to_bits()],
+                        weights: all,
+                    }
+                })
+                .collect();
+            Some(weights)
+        })
+        .collect()
+}
+
+/// With texture layers, every shown node carries its vertices' layer weights, which sum to one,
+/// blend two layers across region borders, and agree wherever two nodes share a vertex (at
+/// every level, stitched or not); without them, nodes are rebuilt bare, and a refused set
+/// changes nothing.
+#[test]
+fn splat_weights_reach_every_shown_node_and_agree_where_nodes_meet() {
+    let mut app = app();
+    app.init_asset::<Image>()
+        .insert_resource(BiomeScatterSettings {
+            enabled: false,
+            ..default()
+        })
+        .add_plugins(BiomeWorldPlugin);
+    app.finish();
+    app.cleanup();
+    app.world_mut()
+        .spawn((BiomeWorldAnchor, Transform::from_xyz(300.0, 60.0, -200.0)));
+    settle(&mut app);
+    assert!(shown_splat_weights(&mut app).iter().all(Option::is_none));
+
+    let mut images = app.world_mut().resource_mut::<Assets<Image>>();
+    let splatting = TerrainSplatting::procedural(&mut images);
+    app.insert_resource(splatting.clone());
+    settle(&mut app);
+    let shown = shown_splat_weights(&mut app);
+    assert!(shown.len() > 20, "{} nodes shown", shown.len());
+    let mut at = std::collections::HashMap::new();
+    let (mut blended, mut layers_seen, mut shared) = (0, [false; 8], 0);
+    for weights in shown {
+        let weights = weights.expect("every shown node carries splat weights");
+        for VertexWeights {
+            at: position,
+            weights: w,
+        } in weights
+        {
+            assert!(w.iter().all(|&v| v >= -1e-5), "{w:?}");
+            assert!((w.iter().sum::<f32>() - 1.0).abs() < 1e-5, "{w:?}");
+            blended += usize::from(w.iter().all(|&v| v < 0.99));
+            for (seen, &v) in layers_seen.iter_mut().zip(&w) {
+                *seen |= v > 0.5;
+            }
+            if let Some(before) = at.insert(position, w) {
+                shared += 1;
+                for (a, b) in before.iter().zip(&w) {
+                    assert!((a - b).abs() < 1e-5, "{before:?} against {w:?}");
+                }
+            }
+        }
+    }
+    assert!(shared > 1000, "{shared} vertices shared by two nodes");
+    assert!(blended > 100, "{blended} vertices between two layers");
+    assert!(
+        layers_seen.iter().filter(|&&seen| seen).count() >= 2,
+        "layers {layers_seen:?}"
+    );
+
+    // A refused set keeps the nodes as they are.
+    let generation = app.world().resource::<BiomeWorldState>().generation();
+    let mut refused = splatting;
+    refused.default_layer = 8;
+    app.insert_resource(refused);
+    app.update();
+    assert_eq!(
+        app.world().resource::<BiomeWorldState>().generation(),
+        generation
+    );
+
+    app.world_mut().remove_resource::<TerrainSplatting>();
+    settle(&mut app);
+    assert!(shown_splat_weights(&mut app).iter().all(Option::is_none));
+}

@@ -14,12 +14,16 @@ use biome_core::{MeshStyle, WorldSettings};
 pub type TerrainMaterial = ExtendedMaterial<StandardMaterial, TerrainSurface>;
 
 /// What the terrain shader needs beyond `StandardMaterial`: the surface settings in world
-/// units, and how far a node has faded in.
+/// units, how far a node has faded in, and the texture layers of [`crate::TerrainSplatting`].
 #[derive(Asset, AsBindGroup, Reflect, Debug, Clone, Default)]
 pub struct TerrainSurface {
     /// The values, in one uniform.
     #[uniform(100)]
     pub(crate) surface: TerrainSurfaceUniform,
+    /// The splat layers stacked in one array texture; `None` without splatting.
+    #[texture(101, dimension = "2d_array")]
+    #[sampler(102)]
+    pub(crate) splat_layers: Option<Handle<Image>>,
 }
 
 /// [`TerrainSurface`]'s uniform; the layout `terrain.wgsl` reads.
@@ -47,6 +51,79 @@ pub(crate) struct TerrainSurfaceUniform {
     pub(crate) fade: f32,
     /// Keeps the uniform a multiple of 16 bytes.
     pub(crate) padding: Vec2,
+    /// What the splat layers draw; `layers` 0 without splatting.
+    pub(crate) splat: SplatUniform,
+}
+
+/// The splat layers' part of [`TerrainSurfaceUniform`].
+#[derive(ShaderType, Reflect, Debug, Clone, Copy, PartialEq)]
+pub(crate) struct SplatUniform {
+    /// Repeats per world unit of each layer (layers 0 to 3, then 4 to 7).
+    pub(crate) repeats: [Vec4; 2],
+    /// 1 where the layer shades the ground's colour ([`crate::SplatTint::Ground`]), else 0.
+    pub(crate) ground_tints: [Vec4; 2],
+    /// How many layers there are; 0 draws the flat colours.
+    pub(crate) layers: u32,
+    /// The layers of steep ground, snow and beaches; -1 for none.
+    pub(crate) steep_layer: i32,
+    pub(crate) snow_layer: i32,
+    pub(crate) beach_layer: i32,
+    /// `1 - cos` of the slopes where the steep layer starts and where it covers the ground.
+    pub(crate) steep_from: f32,
+    pub(crate) steep_to: f32,
+    /// Keeps the uniform a multiple of 16 bytes.
+    pub(crate) padding: Vec2,
+}
+
+impl Default for SplatUniform {
+    fn default() -> Self {
+        Self {
+            repeats: [Vec4::ZERO; 2],
+            ground_tints: [Vec4::ZERO; 2],
+            layers: 0,
+            steep_layer: -1,
+            snow_layer: -1,
+            beach_layer: -1,
+            steep_from: 0.0,
+            steep_to: 0.0,
+            padding: Vec2::ZERO,
+        }
+    }
+}
+
+impl SplatUniform {
+    /// What `splatting` (checked) draws.
+    pub(crate) fn new(splatting: &crate::TerrainSplatting) -> Self {
+        let mut repeats = [0.0; 8];
+        let mut tints = [0.0; 8];
+        for (k, layer) in splatting.layers.iter().enumerate() {
+            repeats[k] = 1.0 / layer.size;
+            tints[k] = if layer.tint == crate::SplatTint::Ground {
+                1.0
+            } else {
+                0.0
+            };
+        }
+        let four = |values: [f32; 8]| {
+            [
+                Vec4::from_slice(&values[..4]),
+                Vec4::from_slice(&values[4..]),
+            ]
+        };
+        let index = |layer: Option<usize>| layer.map_or(-1, |l| l as i32);
+        let slope = |degrees: f32| 1.0 - degrees.to_radians().cos();
+        Self {
+            repeats: four(repeats),
+            ground_tints: four(tints),
+            layers: splatting.layers.len() as u32,
+            steep_layer: index(splatting.steep.map(|s| s.layer)),
+            snow_layer: index(splatting.snow),
+            beach_layer: index(splatting.beach),
+            steep_from: splatting.steep.map_or(0.0, |s| slope(s.from_degrees)),
+            steep_to: splatting.steep.map_or(0.0, |s| slope(s.to_degrees)),
+            padding: Vec2::ZERO,
+        }
+    }
 }
 
 impl TerrainSurfaceUniform {
@@ -68,20 +145,33 @@ impl TerrainSurfaceUniform {
             vertex_colors_final: u32::from(style == MeshStyle::FlatTiles),
             fade: 1.0,
             padding: Vec2::ZERO,
+            splat: SplatUniform::default(),
         }
     }
 }
 
 impl MaterialExtension for TerrainSurface {
-    fn fragment_shader() -> ShaderRef {
-        ShaderRef::Path(
-            AssetPath::from_path_buf(embedded_path!("terrain.wgsl")).with_source("embedded"),
-        )
+    fn vertex_shader() -> ShaderRef {
+        terrain_shader()
     }
+
+    fn fragment_shader() -> ShaderRef {
+        terrain_shader()
+    }
+}
+
+fn terrain_shader() -> ShaderRef {
+    ShaderRef::Path(
+        AssetPath::from_path_buf(embedded_path!("terrain.wgsl")).with_source("embedded"),
+    )
 }
 
 /// Registers the shader and the material: called by the plugin when the app renders.
 pub(crate) fn add_terrain_material(app: &mut App) {
     bevy::asset::embedded_asset!(app, "terrain.wgsl");
-    app.add_plugins(MaterialPlugin::<TerrainMaterial>::default());
+    app.add_plugins(MaterialPlugin::<TerrainMaterial>::default())
+        .add_systems(
+            Update,
+            super::splat::take_splat_layers.after(crate::BiomeWorldSystems::Settings),
+        );
 }

@@ -9,7 +9,8 @@ use bevy::prelude::*;
 use biome_core::chunk::WaterMesh;
 use biome_core::{ChunkData, MeshStyle, WorldSettings};
 
-use super::material::{TerrainMaterial, TerrainSurface, TerrainSurfaceUniform};
+use super::material::{SplatUniform, TerrainMaterial, TerrainSurface, TerrainSurfaceUniform};
+use super::splat::SplatMap;
 
 /// Materials shared by every terrain node, and the water quads of the node widths in use.
 #[derive(Resource, Reflect, Clone, Debug)]
@@ -26,6 +27,16 @@ pub struct TerrainMaterials {
     /// The terrain material of the latest surface settings, with them.
     #[reflect(ignore, clone)]
     surface: Option<(TerrainSurfaceUniform, Handle<TerrainMaterial>)>,
+    /// The splat layers the terrain material draws ([`crate::TerrainSplatting`]).
+    #[reflect(ignore, clone)]
+    splat: Option<SplatLook>,
+}
+
+/// The splat layers as the material draws them: their stacked texture and their uniform.
+#[derive(Clone, Debug)]
+pub(crate) struct SplatLook {
+    pub(crate) layers: Handle<Image>,
+    pub(crate) uniform: SplatUniform,
 }
 
 impl TerrainMaterials {
@@ -41,6 +52,7 @@ impl TerrainMaterials {
             }),
             water_quads: HashMap::default(),
             surface: None,
+            splat: None,
         }
     }
 
@@ -66,12 +78,45 @@ impl TerrainMaterials {
         {
             return handle.clone();
         }
+        let mut extension = TerrainSurface {
+            surface: uniform,
+            splat_layers: None,
+        };
+        self.splat_onto(&mut extension);
         let handle = materials.add(TerrainMaterial {
             base: Self::terrain_base(),
-            extension: TerrainSurface { surface: uniform },
+            extension,
         });
         self.surface = Some((uniform, handle.clone()));
         handle
+    }
+
+    /// Draws the terrain with `look`'s splat layers (`None`: its flat colours): the shared
+    /// material changes in place, so every node shows it in the next frame without a rebuild.
+    pub(crate) fn set_splat(
+        &mut self,
+        look: Option<SplatLook>,
+        materials: &mut Assets<TerrainMaterial>,
+    ) {
+        self.splat = look;
+        if let Some((_, handle)) = &self.surface
+            && let Some(mut material) = materials.get_mut(handle)
+        {
+            self.splat_onto(&mut material.extension);
+        }
+    }
+
+    /// Whether the material draws splat layers.
+    pub(crate) fn has_splat(&self) -> bool {
+        self.splat.is_some()
+    }
+
+    fn splat_onto(&self, extension: &mut TerrainSurface) {
+        extension.surface.splat = self
+            .splat
+            .as_ref()
+            .map_or_else(SplatUniform::default, |look| look.uniform);
+        extension.splat_layers = self.splat.as_ref().map(|look| look.layers.clone());
     }
 
     /// A material of its own for a node fading in over what it replaces: like `shared`, not yet
@@ -134,12 +179,15 @@ pub(crate) enum TerrainColors {
 }
 
 /// The terrain mesh of a node: positions relative to its origin, normals, linear vertex colours
-/// as `colors` says, and 16-bit indices when they fit.
+/// as `colors` says, and 16-bit indices when they fit. With a splat map, a smooth mesh also
+/// carries each vertex's layer weights: layers 0 to 3 in its tangents, 4 and 5 in its second
+/// UVs, 6 in its colours' alpha (7 is what they leave), which `terrain.wgsl` reads back.
 #[must_use]
 pub(crate) fn chunk_mesh(
     data: &ChunkData,
     usage: RenderAssetUsages,
     colors: TerrainColors,
+    splat: Option<&SplatMap>,
 ) -> Mesh {
     let indices = if data.positions.len() <= usize::from(u16::MAX) + 1 {
         Indices::U16(data.indices.iter().map(|&i| i as u16).collect())
@@ -150,18 +198,40 @@ pub(crate) fn chunk_mesh(
         .with_inserted_attribute(Mesh::ATTRIBUTE_POSITION, data.positions.clone())
         .with_inserted_attribute(Mesh::ATTRIBUTE_NORMAL, data.normals.clone())
         .with_inserted_indices(indices);
-    if colors == TerrainColors::PerPixel && data.layout.style == MeshStyle::Smooth {
+    let smooth = data.layout.style == MeshStyle::Smooth;
+    let (mesh, mut vertex_colors) = if colors == TerrainColors::PerPixel && smooth {
         let climate: Vec<[f32; 2]> = data
             .temperatures
             .iter()
             .zip(&data.covers)
             .map(|(&temperature, &cover)| [temperature, cover])
             .collect();
-        mesh.with_inserted_attribute(Mesh::ATTRIBUTE_COLOR, data.land_colors.clone())
-            .with_inserted_attribute(Mesh::ATTRIBUTE_UV_0, climate)
+        let mesh = mesh.with_inserted_attribute(Mesh::ATTRIBUTE_UV_0, climate);
+        (mesh, data.land_colors.clone())
     } else {
-        mesh.with_inserted_attribute(Mesh::ATTRIBUTE_COLOR, data.colors.clone())
-    }
+        (mesh, data.colors.clone())
+    };
+    let mesh = match splat.filter(|_| smooth) {
+        Some(map) => {
+            let weights = map.weights(data);
+            for (color, w) in vertex_colors.iter_mut().zip(&weights) {
+                color[3] = w[6];
+            }
+            mesh.with_inserted_attribute(
+                Mesh::ATTRIBUTE_TANGENT,
+                weights
+                    .iter()
+                    .map(|w| [w[0], w[1], w[2], w[3]])
+                    .collect::<Vec<_>>(),
+            )
+            .with_inserted_attribute(
+                Mesh::ATTRIBUTE_UV_1,
+                weights.iter().map(|w| [w[4], w[5]]).collect::<Vec<_>>(),
+            )
+        }
+        None => mesh,
+    };
+    mesh.with_inserted_attribute(Mesh::ATTRIBUTE_COLOR, vertex_colors)
 }
 
 /// The mesh of a node's river and lake water ([`ChunkData::river_water`]), with upward normals

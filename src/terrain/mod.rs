@@ -11,6 +11,7 @@ mod mesh;
 mod own_material;
 mod plugin;
 pub(crate) mod share;
+mod splat;
 mod view;
 
 use std::sync::atomic::AtomicBool;
@@ -26,6 +27,9 @@ pub use mesh::TerrainMaterials;
 pub(crate) use mesh::{TerrainColors, chunk_mesh, mesh_bytes, river_water_mesh};
 pub use own_material::{OwnTerrainMaterial, OwnTerrainMaterialPlugin};
 pub use plugin::BiomeTerrainPlugin;
+pub use splat::{
+    BiomeSplat, MAX_SPLAT_LAYERS, SplatError, SplatLayer, SplatTint, SteepSplat, TerrainSplatting,
+};
 pub use view::HorizonView;
 
 use crate::areas::{self, GroundHolder};
@@ -303,6 +307,7 @@ impl StreamKind for TerrainKind {
         let stride = state.settings().far_forest_stride(key.node.level);
         let coarse_trees = key.node.level > 0 && state.settings().tree_entities_at(key.node.level);
         let sizes = TreeSizes::in_world(world);
+        let splat = world.resource::<splat::TerrainSplatMap>().0.clone();
         // The physics plugin's share, where its colliders and the terrain lend each other
         // densities.
         let slot = world
@@ -319,7 +324,7 @@ impl StreamKind for TerrainKind {
                 }
                 None => generator.build_node(key.node, &layout, key.stitch, cancel)?,
             };
-            let mesh = chunk_mesh(&data, mesh_usage, colors);
+            let mesh = chunk_mesh(&data, mesh_usage, colors, splat.as_deref());
             let river_water = river_water_mesh(std::mem::take(&mut data.river_water), mesh_usage);
             // The node's trees on every `stride`-th grid cell, relative to its origin (standing
             // at full-detail ground heights).

@@ -25,6 +25,8 @@ impl Plugin for BiomeTerrainPlugin {
         crate::areas::register(app, crate::areas::GroundHolder::Terrain);
         app.init_resource::<BiomeWorldStats>()
             .init_resource::<TerrainStreamer>()
+            .init_resource::<super::splat::TerrainSplatMap>()
+            .register_type::<super::TerrainSplatting>()
             .register_type::<BiomeWorldStats>()
             .register_type::<TerrainMaterials>()
             .register_type::<BiomeWorldAnchor>()
@@ -49,6 +51,9 @@ impl Plugin for BiomeTerrainPlugin {
                         .in_set(BiomeWorldSystems::Apply)
                         .before(crate::areas::write_area_messages),
                     super::view::match_views_to_horizon.after(BiomeWorldSystems::Settings),
+                    super::splat::take_splat_map
+                        .after(BiomeWorldSystems::Settings)
+                        .before(BiomeWorldSystems::Stream),
                 ),
             );
         // With a renderer, terrain gets the material that draws shores and snow per pixel.

@@ -71,7 +71,7 @@ pub mod trees;
 
 pub use biomes::{Biome, BiomeTable, Rgb};
 pub use check::SettingsError;
-pub use chunk::{ChunkData, ChunkError, HeightGrid, NodeDensity, tile_height};
+pub use chunk::{BiomeBlend, ChunkData, ChunkError, HeightGrid, NodeDensity, tile_height};
 pub use coords::{ChunkCoord, ChunkLayout, MeshStyle, NodeCoord, Stitch};
 pub use cover::{ScatterLayer, TreeSpecies};
 pub use density::{DensityField, DensityNode, DensityOp, Shape};

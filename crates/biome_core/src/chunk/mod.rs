@@ -232,6 +232,9 @@ pub struct ChunkData {
     pub indices: Vec<u32>,
     /// Biome index ([`crate::BiomeTable::biomes`]) per vertex.
     pub biomes: Vec<u16>,
+    /// The two biomes blended at each vertex and their shares, as the land colour blends
+    /// them: what a shader needs to blend a texture per biome the same way.
+    pub biome_blends: Vec<BiomeBlend>,
     /// Trees standing on this chunk, positions relative to `origin` (none on coarser nodes).
     pub trees: Vec<TreeInstance>,
     /// The water of rivers and lakes over the node ([`crate::rivers`]), empty where none runs.
@@ -566,6 +569,7 @@ pub(crate) fn build(
         covers: Vec::with_capacity(vertex_count),
         indices: Vec::with_capacity(6 * (tiles * tiles) as usize),
         biomes: Vec::with_capacity(vertex_count),
+        biome_blends: Vec::with_capacity(vertex_count),
         trees,
         river_water: WaterMesh::default(),
         heights,
@@ -908,6 +912,59 @@ impl StitchedEdges {
             chunk.temperatures[k] = midpoint(chunk.temperatures[a], chunk.temperatures[b]);
             chunk.covers[k] = midpoint(chunk.covers[a], chunk.covers[b]);
             chunk.biomes[k] = chunk.biomes[a];
+            chunk.biome_blends[k] = chunk.biome_blends[a].midpoint(chunk.biome_blends[b]);
+        }
+    }
+}
+
+/// Two biomes blended at a point ([`crate::Sample::biome`] and `second_biome`): the first
+/// counts `share` (0 to 1) and the second the rest. The same biome twice is that biome alone.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BiomeBlend {
+    /// Indices into [`crate::BiomeTable::biomes`].
+    pub biomes: [u16; 2],
+    /// The first biome's share.
+    pub share: f32,
+}
+
+impl BiomeBlend {
+    /// Each biome's share, in the order of `biomes` (a biome named twice counts in the first).
+    #[must_use]
+    pub fn weights(self) -> [(u16, f32); 2] {
+        if self.biomes[0] == self.biomes[1] {
+            [(self.biomes[0], 1.0), (self.biomes[1], 0.0)]
+        } else {
+            [
+                (self.biomes[0], self.share),
+                (self.biomes[1], 1.0 - self.share),
+            ]
+        }
+    }
+
+    /// The blend halfway between `self` and `other`, as a vertex halfway along a coarse edge
+    /// takes it: exact where the two hold at most two biomes between them; otherwise the two
+    /// largest shares, scaled to sum to one.
+    #[must_use]
+    pub fn midpoint(self, other: Self) -> Self {
+        let mut shares: Vec<(u16, f32)> = Vec::with_capacity(4);
+        for (biome, weight) in self.weights().into_iter().chain(other.weights()) {
+            match shares.iter_mut().find(|(b, _)| *b == biome) {
+                Some((_, total)) => *total += weight * 0.5,
+                None => shares.push((biome, weight * 0.5)),
+            }
+        }
+        // Largest first; equal shares by biome, so the result does not depend on the order.
+        shares.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        match shares[..] {
+            [(only, _)] => Self {
+                biomes: [only, only],
+                share: 1.0,
+            },
+            [(first, a), (second, b), ..] => Self {
+                biomes: [first, second],
+                share: a / (a + b),
+            },
+            [] => unreachable!("two blends hold at least one biome"),
         }
     }
 }
@@ -932,6 +989,10 @@ impl ChunkData {
         self.temperatures.push(sample.climate.temperature as f32);
         self.covers.push(sample.cover as f32);
         self.biomes.push(sample.biome as u16);
+        self.biome_blends.push(BiomeBlend {
+            biomes: [sample.biome as u16, sample.second_biome as u16],
+            share: sample.blend as f32,
+        });
     }
 
     /// World position of vertex `index` (`origin` plus the relative position, in `f64`).
@@ -1003,4 +1064,36 @@ fn river_water(rivers: &[RiverPoint], verts: usize, ts: f64) -> WaterMesh {
         }
     }
     mesh
+}
+
+#[cfg(test)]
+mod tests {
+    use super::BiomeBlend;
+
+    fn blend(first: u16, second: u16, share: f32) -> BiomeBlend {
+        BiomeBlend {
+            biomes: [first, second],
+            share,
+        }
+    }
+
+    /// Halfway between two blends of the same two biomes (in either order) is their shares'
+    /// mean; with a third biome, the two largest shares, scaled to one.
+    #[test]
+    fn blend_midpoints_average_the_shares() {
+        let mid = blend(1, 2, 0.7).midpoint(blend(2, 1, 0.6));
+        assert_eq!(mid.biomes, [1, 2]);
+        assert!((mid.share - 0.55).abs() < 1e-6);
+        assert_eq!(
+            blend(4, 4, 0.5).midpoint(blend(4, 4, 0.9)),
+            blend(4, 4, 1.0)
+        );
+        let mid = blend(3, 3, 0.5).midpoint(blend(5, 3, 0.5));
+        assert_eq!(mid.biomes, [3, 5]);
+        assert!((mid.share - 0.75).abs() < 1e-6);
+        // Shares 0.4, 0.35 and 0.25: the third is dropped.
+        let mid = blend(1, 2, 0.8).midpoint(blend(3, 2, 0.5));
+        assert_eq!(mid.biomes, [1, 2]);
+        assert!((mid.share - 0.4 / 0.75).abs() < 1e-6);
+    }
 }
