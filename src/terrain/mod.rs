@@ -401,9 +401,23 @@ impl StreamKind for TerrainKind {
             if let (Some(material), Some(mut materials)) = (
                 &node.fading,
                 world.get_resource_mut::<Assets<TerrainMaterial>>(),
-            ) && let Some(mut material) = materials.get_mut(material)
-            {
-                material.extension.surface.fade = progress;
+            ) {
+                // The shared material's splat layers, which may have changed since the copy.
+                let splat = (node.shared.as_ref())
+                    .and_then(|shared| materials.get(shared))
+                    .map(|shared| {
+                        (
+                            shared.extension.surface.splat,
+                            shared.extension.splat_layers.clone(),
+                        )
+                    });
+                if let Some(mut material) = materials.get_mut(material) {
+                    material.extension.surface.fade = progress;
+                    if let Some((uniform, layers)) = splat {
+                        material.extension.surface.splat = uniform;
+                        material.extension.splat_layers = layers;
+                    }
+                }
             }
             return;
         }

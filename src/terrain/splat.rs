@@ -27,15 +27,20 @@ pub const MAX_SPLAT_LAYERS: usize = 8;
 /// plugin; remove it for the colours again). [`TerrainSplatting::procedural`] gives a built-in
 /// set of detail layers that keeps each biome's colour; a game gives its own images (loaded with
 /// the `AssetServer`, all the same size), which the plugin stacks into one array texture once
-/// they have loaded. A change of the biomes' layers rebuilds the terrain; a change of images or
-/// sizes alone redraws it.
+/// they have loaded. Inserting it, removing it or changing a biome's layer moves the settings
+/// generation on, so everything is rebuilt as after a settings change (areas unload and load
+/// again): insert it in a `Startup` system to build with it from the first frame. Other changes
+/// (images, sizes, tints) redraw the terrain in place. The weights ride in the meshes' tangents
+/// and second UVs, so a material of your own ([`crate::OwnTerrainMaterial`]) must not read
+/// those while this is inserted.
 #[derive(Resource, Reflect, Clone, Debug)]
 #[reflect(Resource, Debug, Clone)]
 pub struct TerrainSplatting {
     /// The layers, at most [`MAX_SPLAT_LAYERS`]; the fields below name them by index.
     pub layers: Vec<SplatLayer>,
     /// Which layer draws each biome's ground, by biome name; biomes not named take
-    /// `default_layer`.
+    /// `default_layer`, and names the biome table lacks are passed over, so one set serves
+    /// several tables (the built-in one names the default and the multi-noise biomes).
     pub biomes: Vec<BiomeSplat>,
     /// The layer of biomes `biomes` does not name.
     pub default_layer: usize,
@@ -229,7 +234,10 @@ impl TerrainSplatting {
                 named.map_or(self.default_layer, |b| b.layer) as u8
             })
             .collect();
-        SplatMap { layers }
+        SplatMap {
+            layers,
+            default_layer: self.default_layer as u8,
+        }
     }
 }
 
@@ -237,12 +245,21 @@ impl TerrainSplatting {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct SplatMap {
     layers: Vec<u8>,
+    /// The layer of a biome past `layers`.
+    default_layer: u8,
 }
 
 impl SplatMap {
     /// The layer weights of every vertex of `data`, from its biome blends: they sum to one.
     pub(crate) fn weights(&self, data: &ChunkData) -> Vec<[f32; MAX_SPLAT_LAYERS]> {
-        let layer = |biome: u16| usize::from(self.layers.get(usize::from(biome)).map_or(0, |l| *l));
+        let layer = |biome: u16| {
+            usize::from(
+                *self
+                    .layers
+                    .get(usize::from(biome))
+                    .unwrap_or(&self.default_layer),
+            )
+        };
         (data.biome_blends.iter())
             .map(|blend| {
                 let mut weights = [0.0; MAX_SPLAT_LAYERS];
@@ -260,7 +277,7 @@ impl SplatMap {
 pub(crate) struct TerrainSplatMap(pub(crate) Option<Arc<SplatMap>>);
 
 /// Takes a new or changed [`TerrainSplatting`] (or new biomes) into the map the builds use, and
-/// rebuilds the terrain when the map changes; an invalid one is refused with a warning naming
+/// moves the settings generation on when the map changes (meshes need the weights); an invalid one is refused with a warning naming
 /// its field, and the terrain keeps what it had.
 pub(crate) fn take_splat_map(
     splatting: Option<Res<TerrainSplatting>>,
@@ -286,49 +303,72 @@ pub(crate) fn take_splat_map(
     }
 }
 
-/// Whether the layers of a changed [`TerrainSplatting`] still wait for their images to load.
+/// The array texture the terrain material draws, with the images it was stacked from, and
+/// whether a changed [`TerrainSplatting`] still waits for its images to load.
 #[derive(Default)]
-pub(crate) struct LayersWaiting(bool);
+pub(crate) struct SplatStack {
+    images: Vec<AssetId<Image>>,
+    stacked: Option<Handle<Image>>,
+    waiting: bool,
+}
 
-/// Stacks the layers of a new or changed [`TerrainSplatting`] into the terrain material's array
-/// texture once their images have loaded (the terrain keeps its look until then), and takes the
-/// layers away when the resource is removed.
+/// Gives the terrain material the layers of a new or changed [`TerrainSplatting`]: their images
+/// stacked into one array texture once they have loaded (the terrain keeps its look until then;
+/// the same images are not stacked again), and takes the layers away when the resource goes.
 pub(crate) fn take_splat_layers(
     splatting: Option<Res<TerrainSplatting>>,
+    assets: Res<AssetServer>,
     mut images: ResMut<Assets<Image>>,
     mut terrain: ResMut<TerrainMaterials>,
     mut materials: ResMut<Assets<TerrainMaterial>>,
-    mut waiting: Local<LayersWaiting>,
+    mut stack: Local<SplatStack>,
 ) {
     let Some(splatting) = splatting else {
         if terrain.has_splat() {
             terrain.set_splat(None, &mut materials);
+            *stack = SplatStack::default();
         }
         return;
     };
     if splatting.is_changed() {
         // `take_splat_map` says why an invalid one is refused.
-        waiting.0 = splatting.check().is_ok();
+        stack.waiting = splatting.check().is_ok();
     }
-    if !waiting.0 {
+    if !stack.waiting {
         return;
     }
-    let Some(layers) = (splatting.layers.iter())
-        .map(|layer| images.get(&layer.image))
-        .collect::<Option<Vec<_>>>()
-    else {
-        return;
-    };
-    waiting.0 = false;
-    match stack_layers(&layers) {
-        Ok(stacked) => {
-            let look = SplatLook {
-                layers: images.add(stacked),
-                uniform: SplatUniform::new(&splatting),
-            };
-            terrain.set_splat(Some(look), &mut materials);
+    let ids: Vec<AssetId<Image>> = splatting.layers.iter().map(|l| l.image.id()).collect();
+    if ids != stack.images || stack.stacked.is_none() {
+        if let Some(k) = (ids.iter()).position(|&id| assets.load_state(id).is_failed()) {
+            warn!("TerrainSplatting::layers[{k}].image did not load: the terrain keeps its look");
+            stack.waiting = false;
+            return;
         }
-        Err(error) => warn!("{error}: the terrain keeps its look"),
+        let Some(layers) = (ids.iter())
+            .map(|&id| images.get(id))
+            .collect::<Option<Vec<_>>>()
+        else {
+            return;
+        };
+        match stack_layers(&layers) {
+            Ok(stacked) => {
+                stack.stacked = Some(images.add(stacked));
+                stack.images = ids;
+            }
+            Err(error) => {
+                warn!("{error}: the terrain keeps its look");
+                stack.waiting = false;
+                return;
+            }
+        }
+    }
+    stack.waiting = false;
+    if let Some(layers) = stack.stacked.clone() {
+        let look = SplatLook {
+            layers,
+            uniform: SplatUniform::new(&splatting),
+        };
+        terrain.set_splat(Some(look), &mut materials);
     }
 }
 
@@ -694,29 +734,24 @@ mod tests {
     fn vertex_weights_follow_the_biome_blend() {
         let map = SplatMap {
             layers: vec![0, 3, 3, 5],
+            default_layer: 2,
         };
         let mut data = biome_core::WorldGenerator::default()
             .build_chunk(biome_core::ChunkCoord::new(0, 0), &default())
             .unwrap();
         data.biome_blends = vec![
-            BiomeBlend {
-                biomes: [0, 3],
-                share: 0.75,
-            },
-            BiomeBlend {
-                biomes: [1, 2],
-                share: 0.6,
-            },
-            BiomeBlend {
-                biomes: [3, 3],
-                share: 0.5,
-            },
+            BiomeBlend::pair(0, 3, 0.75),
+            BiomeBlend::pair(1, 2, 0.6),
+            BiomeBlend::pair(3, 3, 0.5),
+            // A stitched vertex's four biomes; biome 9 is past the map: the default layer.
+            BiomeBlend::pair(0, 3, 0.5).midpoint(BiomeBlend::pair(1, 9, 0.5)),
         ];
         let weights = map.weights(&data);
         let expected = [
             [0.75, 0.0, 0.0, 0.0, 0.0, 0.25, 0.0, 0.0],
             [0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0],
             [0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0],
+            [0.25, 0.0, 0.25, 0.25, 0.0, 0.25, 0.0, 0.0],
         ];
         for (got, want) in weights.iter().zip(expected) {
             for (g, w) in got.iter().zip(want) {

@@ -194,10 +194,15 @@ fn fragment(
 #ifdef VERTEX_TANGENTS
 #ifdef VERTEX_UVS_B
         if terrain.splat.layers > 0u {
+#ifdef VERTEX_COLORS
+            let w6 = in.color.a;
+#else
+            let w6 = 0.0;
+#endif
             var w = array<f32, 8>(
                 in.world_tangent.x, in.world_tangent.y, in.world_tangent.z, in.world_tangent.w,
-                in.uv_b.x, in.uv_b.y, in.color.a,
-                max(0.0, 1.0 - dot(in.world_tangent, vec4<f32>(1.0)) - in.uv_b.x - in.uv_b.y - in.color.a),
+                in.uv_b.x, in.uv_b.y, w6,
+                max(0.0, 1.0 - dot(in.world_tangent, vec4<f32>(1.0)) - in.uv_b.x - in.uv_b.y - w6),
             );
             var splatted = vec3<f32>(0.0);
             for (var layer = 0; layer < i32(terrain.splat.layers); layer += 1) {

@@ -181,6 +181,10 @@ fn assert_watertight(fine: &ChunkData, coarse: &ChunkData, side: usize) {
                 "temperature at {t}"
             );
             assert_eq!(fine.covers[k], coarse.covers[c], "cover at {t}");
+            assert_eq!(
+                fine.biome_blends[k], coarse.biome_blends[c],
+                "biomes at {t}"
+            );
             continue;
         }
         // Between two coarse vertices: on their segment.
@@ -204,6 +208,27 @@ fn assert_watertight(fine: &ChunkData, coarse: &ChunkData, side: usize) {
             let land = ((f64::from(coarse.land_colors[a][c]) + f64::from(coarse.land_colors[b][c]))
                 / 2.0) as f32;
             assert_eq!(fine.land_colors[k][c], land, "land between at {t}");
+        }
+        // Each biome's share the mean of its shares at the two coarse vertices, which is what
+        // the coarse triangle blends there.
+        let share = |blend: biome_core::BiomeBlend, biome: u16| -> f32 {
+            blend
+                .weights()
+                .filter(|&(b, _)| b == biome)
+                .map(|(_, s)| s)
+                .sum()
+        };
+        let (ba, bb, bk) = (
+            coarse.biome_blends[a],
+            coarse.biome_blends[b],
+            fine.biome_blends[k],
+        );
+        for (biome, _) in ba.weights().chain(bb.weights()).chain(bk.weights()) {
+            let want = (share(ba, biome) + share(bb, biome)) / 2.0;
+            assert!(
+                (share(bk, biome) - want).abs() < 1e-6,
+                "biome {biome} between at {t}"
+            );
         }
         let cover = ((f64::from(coarse.covers[a]) + f64::from(coarse.covers[b])) / 2.0) as f32;
         assert_eq!(fine.covers[k], cover, "cover between at {t}");

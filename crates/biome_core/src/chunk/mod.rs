@@ -232,8 +232,8 @@ pub struct ChunkData {
     pub indices: Vec<u32>,
     /// Biome index ([`crate::BiomeTable::biomes`]) per vertex.
     pub biomes: Vec<u16>,
-    /// The two biomes blended at each vertex and their shares, as the land colour blends
-    /// them: what a shader needs to blend a texture per biome the same way.
+    /// The biomes blended at each vertex and their shares, as the land colour blends them:
+    /// what a shader needs to blend a texture per biome the same way.
     pub biome_blends: Vec<BiomeBlend>,
     /// Trees standing on this chunk, positions relative to `origin` (none on coarser nodes).
     pub trees: Vec<TreeInstance>,
@@ -917,55 +917,75 @@ impl StitchedEdges {
     }
 }
 
-/// Two biomes blended at a point ([`crate::Sample::biome`] and `second_biome`): the first
-/// counts `share` (0 to 1) and the second the rest. The same biome twice is that biome alone.
+/// The biomes blended at a vertex and their shares: a sample's two ([`crate::Sample::biome`]
+/// and `second_biome`, as its land colour blends them), or up to four at a vertex halfway along
+/// a coarser neighbour's edge ([`BiomeBlend::midpoint`]). Unused slots have a share of 0.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct BiomeBlend {
-    /// Indices into [`crate::BiomeTable::biomes`].
-    pub biomes: [u16; 2],
-    /// The first biome's share.
-    pub share: f32,
+    /// Indices into [`crate::BiomeTable::biomes`], each at most once among the shares above 0.
+    pub biomes: [u16; 4],
+    /// Each biome's share; they sum to one.
+    pub shares: [f32; 4],
 }
 
 impl BiomeBlend {
-    /// Each biome's share, in the order of `biomes` (a biome named twice counts in the first).
+    /// `first` with `share` and `second` with the rest (the same biome twice is that biome
+    /// alone).
     #[must_use]
-    pub fn weights(self) -> [(u16, f32); 2] {
-        if self.biomes[0] == self.biomes[1] {
-            [(self.biomes[0], 1.0), (self.biomes[1], 0.0)]
+    pub fn pair(first: u16, second: u16, share: f32) -> Self {
+        if first == second {
+            Self {
+                biomes: [first; 4],
+                shares: [1.0, 0.0, 0.0, 0.0],
+            }
         } else {
-            [
-                (self.biomes[0], self.share),
-                (self.biomes[1], 1.0 - self.share),
-            ]
+            Self {
+                biomes: [first, second, second, second],
+                shares: [share, 1.0 - share, 0.0, 0.0],
+            }
         }
     }
 
+    /// The biomes with a share above 0, and their shares.
+    pub fn weights(self) -> impl Iterator<Item = (u16, f32)> {
+        (self.biomes.into_iter().zip(self.shares)).filter(|&(_, share)| share > 0.0)
+    }
+
     /// The blend halfway between `self` and `other`, as a vertex halfway along a coarse edge
-    /// takes it: exact where the two hold at most two biomes between them; otherwise the two
+    /// shows it: each biome's share the mean of its shares at the two. Exact wherever the two
+    /// hold at most four biomes between them (two samples always do); otherwise the four
     /// largest shares, scaled to sum to one.
     #[must_use]
     pub fn midpoint(self, other: Self) -> Self {
-        let mut shares: Vec<(u16, f32)> = Vec::with_capacity(4);
-        for (biome, weight) in self.weights().into_iter().chain(other.weights()) {
-            match shares.iter_mut().find(|(b, _)| *b == biome) {
-                Some((_, total)) => *total += weight * 0.5,
-                None => shares.push((biome, weight * 0.5)),
+        let mut merged: [(u16, f32); 8] = [(0, 0.0); 8];
+        let mut count = 0;
+        for (biome, share) in self.weights().chain(other.weights()) {
+            let half = f64::from(share) * 0.5;
+            match merged[..count].iter_mut().find(|(b, _)| *b == biome) {
+                Some((_, total)) => *total = (f64::from(*total) + half) as f32,
+                None => {
+                    merged[count] = (biome, half as f32);
+                    count += 1;
+                }
             }
         }
-        // Largest first; equal shares by biome, so the result does not depend on the order.
-        shares.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-        match shares[..] {
-            [(only, _)] => Self {
-                biomes: [only, only],
-                share: 1.0,
-            },
-            [(first, a), (second, b), ..] => Self {
-                biomes: [first, second],
-                share: a / (a + b),
-            },
-            [] => unreachable!("two blends hold at least one biome"),
+        let mut merged = &mut merged[..count];
+        if merged.len() > 4 {
+            // Largest first; equal shares by biome, so the result does not depend on the order.
+            merged.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+            merged = &mut merged[..4];
+            let total: f32 = merged.iter().map(|(_, share)| share).sum();
+            merged.iter_mut().for_each(|(_, share)| *share /= total);
         }
+        let mut blend = Self {
+            biomes: [merged[0].0; 4],
+            shares: [0.0; 4],
+        };
+        for (slot, &(biome, share)) in merged.iter().enumerate() {
+            blend.biomes[slot] = biome;
+            blend.shares[slot] = share;
+        }
+        blend
     }
 }
 
@@ -989,10 +1009,11 @@ impl ChunkData {
         self.temperatures.push(sample.climate.temperature as f32);
         self.covers.push(sample.cover as f32);
         self.biomes.push(sample.biome as u16);
-        self.biome_blends.push(BiomeBlend {
-            biomes: [sample.biome as u16, sample.second_biome as u16],
-            share: sample.blend as f32,
-        });
+        self.biome_blends.push(BiomeBlend::pair(
+            sample.biome as u16,
+            sample.second_biome as u16,
+            sample.blend as f32,
+        ));
     }
 
     /// World position of vertex `index` (`origin` plus the relative position, in `f64`).
@@ -1070,30 +1091,38 @@ fn river_water(rivers: &[RiverPoint], verts: usize, ts: f64) -> WaterMesh {
 mod tests {
     use super::BiomeBlend;
 
-    fn blend(first: u16, second: u16, share: f32) -> BiomeBlend {
-        BiomeBlend {
-            biomes: [first, second],
-            share,
-        }
+    /// Whether `blend` holds these shares by biome (within float rounding), largest first.
+    fn holds(blend: BiomeBlend, want: &[(u16, f32)]) -> bool {
+        let mut shares: Vec<_> = blend.weights().collect();
+        shares.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        shares.len() == want.len()
+            && (shares.iter().zip(want)).all(|(a, b)| a.0 == b.0 && (a.1 - b.1).abs() < 1e-6)
     }
 
-    /// Halfway between two blends of the same two biomes (in either order) is their shares'
-    /// mean; with a third biome, the two largest shares, scaled to one.
+    /// Halfway between two blends, each biome's share is the mean of its shares: exact for up
+    /// to four biomes, the four largest scaled to one beyond.
     #[test]
     fn blend_midpoints_average_the_shares() {
-        let mid = blend(1, 2, 0.7).midpoint(blend(2, 1, 0.6));
-        assert_eq!(mid.biomes, [1, 2]);
-        assert!((mid.share - 0.55).abs() < 1e-6);
-        assert_eq!(
-            blend(4, 4, 0.5).midpoint(blend(4, 4, 0.9)),
-            blend(4, 4, 1.0)
-        );
-        let mid = blend(3, 3, 0.5).midpoint(blend(5, 3, 0.5));
-        assert_eq!(mid.biomes, [3, 5]);
-        assert!((mid.share - 0.75).abs() < 1e-6);
-        // Shares 0.4, 0.35 and 0.25: the third is dropped.
-        let mid = blend(1, 2, 0.8).midpoint(blend(3, 2, 0.5));
-        assert_eq!(mid.biomes, [1, 2]);
-        assert!((mid.share - 0.4 / 0.75).abs() < 1e-6);
+        let pair = BiomeBlend::pair;
+        assert!(holds(
+            pair(1, 2, 0.7).midpoint(pair(2, 1, 0.6)),
+            &[(1, 0.55), (2, 0.45)]
+        ));
+        assert!(holds(
+            pair(4, 4, 0.5).midpoint(pair(4, 4, 0.9)),
+            &[(4, 1.0)]
+        ));
+        assert!(holds(
+            pair(3, 3, 0.5).midpoint(pair(5, 3, 0.5)),
+            &[(3, 0.75), (5, 0.25)]
+        ));
+        let four = pair(1, 2, 0.8).midpoint(pair(3, 4, 0.5));
+        assert!(holds(four, &[(1, 0.4), (3, 0.25), (4, 0.25), (2, 0.1)]));
+        // Five biomes: the smallest goes, the rest scaled to one.
+        let five = four.midpoint(pair(5, 5, 0.5));
+        assert!(holds(
+            five,
+            &[(5, 0.5), (1, 0.2), (3, 0.125), (4, 0.125)].map(|(b, s)| (b, s / 0.95))
+        ));
     }
 }

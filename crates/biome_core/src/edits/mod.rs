@@ -425,7 +425,7 @@ struct Indexed {
     cells: HashMap<[i64; 2], Vec<u32>>,
     /// Index entries in `cells`, all lists together.
     entries: u64,
-    /// What this holds, in bytes ([`EditSet::memory_bytes`]).
+    /// What its vectors and map hold, in bytes ([`EditSet::memory_bytes`]).
     bytes: usize,
 }
 
@@ -493,10 +493,8 @@ impl EditSet {
             + (cells.values())
                 .map(|list| list.capacity() * std::mem::size_of::<u32>())
                 .sum::<usize>();
-        let bytes = std::mem::size_of::<Indexed>()
-            + edits.capacity() * EDIT_BYTES
-            + edits.iter().map(points_bytes).sum::<usize>()
-            + index;
+        let bytes =
+            edits.capacity() * EDIT_BYTES + edits.iter().map(points_bytes).sum::<usize>() + index;
         Self {
             indexed: Arc::new(Indexed {
                 edits,
@@ -583,6 +581,7 @@ impl EditSet {
     pub fn memory_bytes(&self) -> usize {
         // The index's share is counted once, when it is built: a tool may ask every frame.
         std::mem::size_of::<Self>()
+            + std::mem::size_of::<Indexed>()
             + self.indexed.bytes
             + self.tail.capacity() * EDIT_BYTES
             + self.tail.iter().map(points_bytes).sum::<usize>()
@@ -634,15 +633,7 @@ impl EditSet {
         max: [f64; 2],
         purpose: NearFor,
     ) -> Option<EditsNear<'_>> {
-        let mut found = Vec::new();
-        self.visit_meeting(min, max, |k| {
-            found.push(k);
-            false
-        });
-        // In the order they apply, each once.
-        found.sort_unstable();
-        found.dedup();
-        found.retain(|&k| purpose.wants(self.edit(k)));
+        let found = self.meeting(min, max, purpose);
         if found.is_empty() {
             return None;
         }
@@ -715,43 +706,31 @@ impl EditSet {
         Some(near)
     }
 
-    /// Lays the edits over `heights`, the ground at the points `(xs[i], zs[j])` of a grid (row
-    /// `j` after `j` rows of `xs.len()`; `xs` and `zs` ascending), as [`EditSet::height_at`]
-    /// would at each, the same bits: each edit in order over the rows and columns its bounds
-    /// hold, where a point's fold would take it ([`holds`]). No binning: the grid's axes find
-    /// an edit's points by bisection.
-    pub(crate) fn lay_on_grid(&self, xs: &[f64], zs: &[f64], heights: &mut [f64]) {
-        debug_assert_eq!(heights.len(), xs.len() * zs.len());
-        let (Some(&x0), Some(&x1), Some(&z0), Some(&z1)) =
-            (xs.first(), xs.last(), zs.first(), zs.last())
-        else {
-            return;
-        };
+    /// The edits that may change heights at the points `(xs[i], zs[j])` of a grid (`xs` and
+    /// `zs` ascending), to lay over them with [`GridEdits::lay`]; `None` where none reaches it.
+    pub(crate) fn on_grid<'a>(&'a self, xs: &'a [f64], zs: &'a [f64]) -> Option<GridEdits<'a>> {
+        let (&x0, &x1, &z0, &z1) = (xs.first()?, xs.last()?, zs.first()?, zs.last()?);
+        let found = self.meeting([x0, z0], [x1, z1], NearFor::Heights);
+        (!found.is_empty()).then_some(GridEdits {
+            set: self,
+            xs,
+            zs,
+            found,
+        })
+    }
+
+    /// The edits for `purpose` whose bounds meet `[min.x, max.x] × [min.z, max.z]`, in the
+    /// order they apply, each once.
+    fn meeting(&self, min: [f64; 2], max: [f64; 2], purpose: NearFor) -> Vec<u32> {
         let mut found = Vec::new();
-        self.visit_meeting([x0, z0], [x1, z1], |k| {
+        self.visit_meeting(min, max, |k| {
             found.push(k);
             false
         });
         found.sort_unstable();
         found.dedup();
-        let within = |axis: &[f64], low: f64, high: f64| {
-            axis.partition_point(|&v| v < low)..axis.partition_point(|&v| v <= high)
-        };
-        for k in found {
-            let edit = self.edit(k);
-            if !NearFor::Heights.wants(edit) {
-                continue;
-            }
-            let [low, high] = self.bound(k);
-            let columns = within(xs, low[0], high[0]);
-            for j in within(zs, low[1], high[1]) {
-                let z = zs[j];
-                let row = &mut heights[j * xs.len()..(j + 1) * xs.len()];
-                for i in columns.clone() {
-                    row[i] = edit.apply(xs[i], z, row[i]);
-                }
-            }
-        }
+        found.retain(|&k| purpose.wants(self.edit(k)));
+        found
     }
 
     /// The height at `(x, z)` with every edit applied in order over `ground`.
@@ -850,6 +829,41 @@ impl NearFor {
         match self {
             Self::Heights => !matches!(edit, EditShape::Clearing { .. }),
             Self::Clearing => !matches!(edit, EditShape::Brush { .. }),
+        }
+    }
+}
+
+/// The edits of an [`EditSet`] that reach a grid of points ([`EditSet::on_grid`]).
+#[derive(Debug)]
+pub(crate) struct GridEdits<'a> {
+    set: &'a EditSet,
+    xs: &'a [f64],
+    zs: &'a [f64],
+    /// The edits' numbers, in the order they apply.
+    found: Vec<u32>,
+}
+
+impl GridEdits<'_> {
+    /// Lays the edits over `heights`, the ground at the grid's points (row `j` after `j` rows of
+    /// `xs.len()`), as [`EditSet::height_at`] would at each, the same bits: each edit in order
+    /// over the rows and columns its bounds hold, where a point's fold would take it
+    /// ([`holds`]), found by bisection on the grid's axes.
+    pub(crate) fn lay(&self, heights: &mut [f64]) {
+        let (xs, zs) = (self.xs, self.zs);
+        debug_assert_eq!(heights.len(), xs.len() * zs.len());
+        let within = |axis: &[f64], low: f64, high: f64| {
+            axis.partition_point(|&v| v < low)..axis.partition_point(|&v| v <= high)
+        };
+        for &k in &self.found {
+            let (edit, [low, high]) = (self.set.edit(k), self.set.bound(k));
+            let columns = within(xs, low[0], high[0]);
+            for j in within(zs, low[1], high[1]) {
+                let z = zs[j];
+                let row = &mut heights[j * xs.len()..(j + 1) * xs.len()];
+                for i in columns.clone() {
+                    row[i] = edit.apply(xs[i], z, row[i]);
+                }
+            }
         }
     }
 }
@@ -1163,7 +1177,9 @@ mod tests {
             let mut heights: Vec<f64> = (zs.iter())
                 .flat_map(|&z| xs.iter().map(move |&x| ground(x, z)))
                 .collect();
-            set.lay_on_grid(&xs, &zs, &mut heights);
+            if let Some(edits) = set.on_grid(&xs, &zs) {
+                edits.lay(&mut heights);
+            }
             for (j, &z) in zs.iter().enumerate() {
                 for (i, &x) in xs.iter().enumerate() {
                     let expected = set.height_at(x, z, ground(x, z));

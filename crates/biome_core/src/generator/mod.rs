@@ -297,14 +297,14 @@ impl WorldGenerator {
     }
 
     /// [`WorldGenerator::edit_values`] at the points of a grid, the same bits: every `(xs[i],
-    /// zs[j])`, row by row ([`EditSet::lay_on_grid`]).
+    /// zs[j])`, row by row ([`EditSet::on_grid`]).
     pub(crate) fn edit_grid(&self, grid: GridAxes<'_>, out: &mut [f64]) {
-        if self.edits.is_empty() || out.is_empty() {
+        let Some(edits) = self.edits.on_grid(grid.xs, grid.zs) else {
             return;
-        }
+        };
         let scale = self.settings.terrain.height_scale;
         let mut heights: Vec<f64> = out.iter().map(|value| value * scale).collect();
-        self.edits.lay_on_grid(grid.xs, grid.zs, &mut heights);
+        edits.lay(&mut heights);
         for (value, edited) in out.iter_mut().zip(heights) {
             self.set_edited(value, *value * scale, edited);
         }
