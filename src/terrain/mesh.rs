@@ -32,10 +32,12 @@ pub struct TerrainMaterials {
     splat: Option<SplatLook>,
 }
 
-/// The splat layers as the material draws them: their stacked texture and their uniform.
+/// The splat layers as the material draws them: their stacked texture, the images it was
+/// stacked from, and their uniform.
 #[derive(Clone, Debug)]
 pub(crate) struct SplatLook {
     pub(crate) layers: Handle<Image>,
+    pub(crate) sources: Vec<AssetId<Image>>,
     pub(crate) uniform: SplatUniform,
 }
 
@@ -106,9 +108,9 @@ impl TerrainMaterials {
         }
     }
 
-    /// Whether the material draws splat layers.
-    pub(crate) fn has_splat(&self) -> bool {
-        self.splat.is_some()
+    /// The splat layers the material draws, if any.
+    pub(crate) fn splat(&self) -> Option<&SplatLook> {
+        self.splat.as_ref()
     }
 
     fn splat_onto(&self, extension: &mut TerrainSurface) {

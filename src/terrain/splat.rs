@@ -303,73 +303,72 @@ pub(crate) fn take_splat_map(
     }
 }
 
-/// The array texture the terrain material draws, with the images it was stacked from, and
-/// whether a changed [`TerrainSplatting`] still waits for its images to load.
+/// Whether the layers of a changed [`TerrainSplatting`] still wait for their images to load.
 #[derive(Default)]
-pub(crate) struct SplatStack {
-    images: Vec<AssetId<Image>>,
-    stacked: Option<Handle<Image>>,
-    waiting: bool,
-}
+pub(crate) struct LayersWaiting(bool);
 
 /// Gives the terrain material the layers of a new or changed [`TerrainSplatting`]: their images
 /// stacked into one array texture once they have loaded (the terrain keeps its look until then;
-/// the same images are not stacked again), and takes the layers away when the resource goes.
+/// the images the material already draws are not stacked again), and takes the layers away when
+/// the resource goes.
 pub(crate) fn take_splat_layers(
     splatting: Option<Res<TerrainSplatting>>,
     assets: Res<AssetServer>,
     mut images: ResMut<Assets<Image>>,
     mut terrain: ResMut<TerrainMaterials>,
     mut materials: ResMut<Assets<TerrainMaterial>>,
-    mut stack: Local<SplatStack>,
+    mut waiting: Local<LayersWaiting>,
 ) {
     let Some(splatting) = splatting else {
-        if terrain.has_splat() {
+        if terrain.splat().is_some() {
             terrain.set_splat(None, &mut materials);
-            *stack = SplatStack::default();
         }
         return;
     };
     if splatting.is_changed() {
         // `take_splat_map` says why an invalid one is refused.
-        stack.waiting = splatting.check().is_ok();
+        waiting.0 = splatting.check().is_ok();
     }
-    if !stack.waiting {
+    if !waiting.0 {
         return;
     }
-    let ids: Vec<AssetId<Image>> = splatting.layers.iter().map(|l| l.image.id()).collect();
-    if ids != stack.images || stack.stacked.is_none() {
-        if let Some(k) = (ids.iter()).position(|&id| assets.load_state(id).is_failed()) {
-            warn!("TerrainSplatting::layers[{k}].image did not load: the terrain keeps its look");
-            stack.waiting = false;
-            return;
-        }
-        let Some(layers) = (ids.iter())
-            .map(|&id| images.get(id))
-            .collect::<Option<Vec<_>>>()
-        else {
-            return;
-        };
-        match stack_layers(&layers) {
-            Ok(stacked) => {
-                stack.stacked = Some(images.add(stacked));
-                stack.images = ids;
-            }
-            Err(error) => {
-                warn!("{error}: the terrain keeps its look");
-                stack.waiting = false;
+    let sources: Vec<AssetId<Image>> = splatting.layers.iter().map(|l| l.image.id()).collect();
+    let drawn = (terrain.splat())
+        .filter(|look| look.sources == sources)
+        .map(|look| look.layers.clone());
+    let layers = match drawn {
+        Some(layers) => layers,
+        None => {
+            if let Some(k) = (sources.iter()).position(|&id| assets.load_state(id).is_failed()) {
+                warn!(
+                    "TerrainSplatting::layers[{k}].image did not load: the terrain keeps its look"
+                );
+                waiting.0 = false;
                 return;
             }
+            let Some(loaded) = (sources.iter())
+                .map(|&id| images.get(id))
+                .collect::<Option<Vec<_>>>()
+            else {
+                return;
+            };
+            match stack_layers(&loaded) {
+                Ok(stacked) => images.add(stacked),
+                Err(error) => {
+                    warn!("{error}: the terrain keeps its look");
+                    waiting.0 = false;
+                    return;
+                }
+            }
         }
-    }
-    stack.waiting = false;
-    if let Some(layers) = stack.stacked.clone() {
-        let look = SplatLook {
-            layers,
-            uniform: SplatUniform::new(&splatting),
-        };
-        terrain.set_splat(Some(look), &mut materials);
-    }
+    };
+    waiting.0 = false;
+    let look = SplatLook {
+        layers,
+        sources,
+        uniform: SplatUniform::new(&splatting),
+    };
+    terrain.set_splat(Some(look), &mut materials);
 }
 
 /// The layers' images stacked into one array texture, each with its mipmaps (2 × 2 box
