@@ -2,7 +2,8 @@
 //!
 //! `cargo bench -p biome_benches --bench noise`
 //!
-//! Every workload samples a 64 × 64 grid of points; criterion reports time per point (elements).
+//! Every workload samples a 64 × 64 grid of points (3D noise a 16 × 16 × 16 block); criterion
+//! reports time per point (elements).
 //! Peers are configured for the same work: 4 octaves, persistence 0.5, lacunarity 2, their 2D
 //! Simplex (noise-rs `Fbm<Simplex>`, fastnoise-lite `OpenSimplex2` with `FBm`, in its default
 //! `f32` build).
@@ -14,6 +15,7 @@ use biome_core::batch::{Backend, FbmParams, fbm_points_on};
 use biome_core::density::{DensityField, DensityNode, Eroded, Fbm as DensityFbm, Shape};
 use biome_core::edits::{BrushOp, EditLog, EditSet, EditShape};
 use biome_core::multi_noise::{AxisRange, BiomeBox, BiomeBoxIndex, ClimatePoint};
+use biome_core::noise3::Simplex3;
 use biome_core::tutorial::{SeededRandom, Simplex, domain_warp, fbm};
 use biome_core::{ChunkCoord, ChunkLayout};
 use biome_core::{WorldGenerator, WorldSettings};
@@ -142,6 +144,63 @@ fn noise_and_fbm(c: &mut Criterion) {
             xs.iter()
                 .zip(&ys)
                 .map(|(&x, &y)| fast_fbm.get_noise_2d(black_box(x as f32), y as f32))
+                .sum::<f32>()
+        });
+    });
+    group.finish();
+
+    // 3D noise (`biome_core::noise3`) on a 16³ block of the same spacing, beside the peers'
+    // own 3D fBm.
+    let side: u32 = 16;
+    let mut xyz: [Vec<f64>; 3] = Default::default();
+    for k in 0..side * side * side {
+        let at = [k % side, k / side % side, k / (side * side)];
+        for axis in 0..3 {
+            xyz[axis].push(13.5 + f64::from(at[axis]) * STEP);
+        }
+    }
+    let [x3, y3, z3] = &xyz;
+    let ours3 = Simplex3::new(42);
+    let points3 = || x3.iter().zip(y3).zip(z3).map(|((&x, &y), &z)| [x, y, z]);
+    let mut group = c.benchmark_group("noise3");
+    group.throughput(Throughput::Elements(x3.len() as u64));
+    group.bench_function("biome_core noise, scalar", |b| {
+        b.iter(|| {
+            points3()
+                .map(|[x, y, z]| ours3.noise(black_box(x), y, z))
+                .sum::<f64>()
+        });
+    });
+    group.bench_function("biome_core noise, batch", |b| {
+        b.iter(|| {
+            ours3.noise_points(black_box(x3), y3, z3, &mut out);
+            out[n - 1]
+        });
+    });
+    group.bench_function("biome_core fbm4, scalar", |b| {
+        b.iter(|| {
+            points3()
+                .map(|[x, y, z]| ours3.fbm(black_box(x), y, z, FbmParams::default()))
+                .sum::<f64>()
+        });
+    });
+    group.bench_function("biome_core fbm4, batch", |b| {
+        b.iter(|| {
+            ours3.fbm_points(black_box(x3), y3, z3, FbmParams::default(), &mut out);
+            out[n - 1]
+        });
+    });
+    group.bench_function("noise-rs Fbm<Simplex> 3D", |b| {
+        b.iter(|| {
+            points3()
+                .map(|[x, y, z]| noise_rs_fbm.get([black_box(x), y, z]))
+                .sum::<f64>()
+        });
+    });
+    group.bench_function("fastnoise-lite FBm OpenSimplex2 3D", |b| {
+        b.iter(|| {
+            points3()
+                .map(|[x, y, z]| fast_fbm.get_noise_3d(black_box(x as f32), y as f32, z as f32))
                 .sum::<f32>()
         });
     });

@@ -11,7 +11,8 @@
 //!    density functions and scatter layers up by), [`coords`] (chunks, level-of-detail nodes,
 //!    stitches, layouts), and private hashing, scratch buffers and deterministic math.
 //! 2. **Noise**: [`tutorial`], the tutorial's functions one to one, giving the same bits as its
-//!    JavaScript; [`batch`], the same over many points at once, SIMD where the CPU has it.
+//!    JavaScript; [`batch`], the same over many points at once, SIMD where the CPU has it;
+//!    [`noise3`], 3D Simplex noise and fBm on the tutorial's permutation, for 3D density.
 //! 3. **Fields**: [`density`] (the density stack as a serializable node graph), [`regions`]
 //!    (Voronoi regions), [`climate`], [`cover`] (what grows: tree species, scatter layers),
 //!    [`biomes`] (the biome table), [`multi_noise`] (a multi-noise biome source in the style
@@ -49,6 +50,7 @@ mod scratch;
 pub mod seed_offsets;
 // Noise: the tutorial's functions, and the same over many points at once.
 pub mod batch;
+pub mod noise3;
 pub mod tutorial;
 // Fields: the density stack, regions, climate, what grows, biomes, the multi-noise source, edits.
 pub mod biomes;
