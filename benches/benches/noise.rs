@@ -12,10 +12,14 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use biome_core::batch::{Backend, FbmParams, fbm_points_on};
-use biome_core::density::{DensityField, DensityNode, Eroded, Fbm as DensityFbm, Shape};
+use biome_core::density::{
+    Add, DensityField, DensityFunctions, DensityNode, Eroded, Fbm as DensityFbm, Fbm3, Ground, Min,
+    Multiply, Shape, Tunnels, VolumePoints,
+};
 use biome_core::edits::{BrushOp, EditLog, EditSet, EditShape};
 use biome_core::multi_noise::{AxisRange, BiomeBox, BiomeBoxIndex, ClimatePoint};
 use biome_core::noise3::Simplex3;
+use biome_core::surface_nets::{OwnedEdges, SampledVolume, mesh_volume};
 use biome_core::tutorial::{SeededRandom, Simplex, domain_warp, fbm};
 use biome_core::{ChunkCoord, ChunkLayout};
 use biome_core::{WorldGenerator, WorldSettings};
@@ -499,6 +503,105 @@ fn many_edits() -> Vec<EditShape> {
 
 /// A chunk's build with 10,000 edits within the square kilometre its rows cycle over (8 × 8
 /// chunks of 128 units), against the same chunks without; and what the edits' set takes.
+/// A volume of caves under the default world's surface, sampled over one chunk's columns (64 × 64
+/// tiles of 2 units, with the apron surface nets needs) in a 48-unit band, then meshed.
+fn volume(c: &mut Criterion) {
+    let world = WorldGenerator::new(WorldSettings::default()).expect("defaults are valid");
+    let fbm3 = |seed_offset, scale, vertical, shape| {
+        DensityNode::new(
+            Fbm3 {
+                seed_offset,
+                scale,
+                octaves: 3,
+                persistence: 0.5,
+                lacunarity: 2.0,
+                vertical,
+                shape,
+            },
+            [],
+        )
+    };
+    let overhangs = DensityNode::new(
+        Multiply {},
+        [
+            fbm3(1, 0.03, 1.0, Shape::Normal),
+            DensityNode::constant(12.0),
+        ],
+    );
+    let surface = DensityNode::new(Add {}, [DensityNode::new(Ground {}, []), overhangs]);
+    let tunnels = Tunnels {
+        seed_offset: 3,
+        scale: 0.02,
+        vertical: 2.0,
+        radius: 0.08,
+    };
+    let walls = DensityNode::new(
+        Multiply {},
+        [DensityNode::new(tunnels, []), DensityNode::constant(40.0)],
+    );
+    let root = DensityNode::new(Min {}, [surface, walls]);
+    let field = DensityField::volume(&root, 42, &DensityFunctions::default()).expect("valid");
+    let (side, layers, step) = (66_usize, 24_usize, 2.0);
+    let origin = [120_i64, 0, -340];
+    let mut columns = Vec::with_capacity(side * side);
+    for k in 0..side {
+        for i in 0..side {
+            let x = (origin[0] + i as i64) as f64 * step;
+            let z = (origin[2] + k as i64) as f64 * step;
+            columns.push((x, z, world.sample(x, z).height));
+        }
+    }
+    let low = columns.iter().map(|c| c.2).fold(f64::INFINITY, f64::min) - 24.0;
+    let origin = [origin[0], (low / step).floor() as i64, origin[2]];
+    let count = side * side * layers;
+    let (mut xs, mut ys, mut zs, mut grounds) = (
+        Vec::with_capacity(count),
+        Vec::with_capacity(count),
+        Vec::with_capacity(count),
+        Vec::with_capacity(count),
+    );
+    for j in 0..layers {
+        for &(x, z, ground) in &columns {
+            xs.push(x);
+            ys.push((origin[1] + j as i64) as f64 * step);
+            zs.push(z);
+            grounds.push(ground);
+        }
+    }
+    let points = VolumePoints {
+        xs: &xs,
+        ys: &ys,
+        zs: &zs,
+        grounds: &grounds,
+    };
+    let sites: Vec<[f64; 2]> = Vec::new();
+    let mut values = vec![0.0; count];
+    let mut group = c.benchmark_group("volume");
+    group.throughput(Throughput::Elements(1));
+    group.bench_function("caves volume, 66x66x24 samples", |b| {
+        b.iter(|| {
+            field.volume_values(black_box(points), &sites, &mut values);
+            values[count - 1]
+        });
+    });
+    let sampled = SampledVolume {
+        origin,
+        step,
+        size: [side, layers, side],
+        values: &values,
+    };
+    let owned = OwnedEdges {
+        from: [1; 3],
+        to: [side - 1, layers - 1, side - 1],
+    };
+    let triangles = mesh_volume(&sampled, owned).expect("valid").indices.len() / 3;
+    println!("volume: {triangles} triangles in the meshed block");
+    group.bench_function("surface nets of those samples", |b| {
+        b.iter(|| mesh_volume(black_box(&sampled), owned).map(|m| m.indices.len()));
+    });
+    group.finish();
+}
+
 fn edits(c: &mut Criterion) {
     let plain = WorldGenerator::new(WorldSettings::default()).expect("defaults are valid");
     let set = EditSet::new(many_edits()).expect("the edits are valid");
@@ -586,6 +689,6 @@ fn config() -> Criterion {
 criterion_group! {
     name = benches;
     config = config();
-    targets = noise_and_fbm, world, edits
+    targets = noise_and_fbm, world, volume, edits
 }
 criterion_main!(benches);

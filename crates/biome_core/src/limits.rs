@@ -35,6 +35,13 @@ pub const GULLY_SCALE: RangeInclusive<f64> = 1.0..=64.0;
 pub const GULLY_OCTAVES: RangeInclusive<u32> = 1..=8;
 /// The slope at which an erosion node's gullies are half their depth.
 pub const FLAT_SLOPE: RangeInclusive<f64> = 0.001..=100.0;
+/// How far a volume's `Ground` node tells the distance below the surface, world units: beyond
+/// it gives this, with its sign (a point 100 km down is no deeper to a cave than one at 100 km).
+pub const GROUND_REACH: f64 = 100_000.0;
+/// How many times faster a 3D noise node varies along `y` than across.
+pub const VERTICAL: RangeInclusive<f64> = 0.01..=100.0;
+/// The radius of a `Tunnels` node, noise units.
+pub const TUNNEL_RADIUS: RangeInclusive<f64> = 0.0..=1.0;
 /// Nodes in one density stack.
 pub const MAX_NODES: usize = 64;
 /// What every node of a density stack may give, wherever it is sampled: validation bounds

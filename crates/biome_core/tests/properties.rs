@@ -14,8 +14,9 @@ use std::time::{Duration, Instant};
 
 use biome_core::cover::{ScatterLayer, ScatterSpacing, WaterRule};
 use biome_core::density::{
-    Abs, Add, Bounds, Cell, Clamp, Constant, Custom, DensityFunction, DensityFunctions,
-    DensityNode, DensityOp, Eroded, Fbm, FieldValue, Mix, Multiply, Shape, SmoothClamp, Warp,
+    Abs, Add, Bounds, Cell, Clamp, Constant, Custom, DensityField, DensityFunction,
+    DensityFunctions, DensityNode, DensityOp, Eroded, Fbm, Fbm3, FieldValue, Ground, Max, Min, Mix,
+    Multiply, PointHeight, Shape, SmoothClamp, Tunnels, VolumePoints, Warp,
 };
 use biome_core::limits;
 use biome_core::{ChunkCoord, ChunkData, ChunkLayout, MeshStyle, NodeCoord, Stitch};
@@ -141,10 +142,60 @@ fn functions() -> DensityFunctions {
         .expect("valid names")
 }
 
-/// Random density graphs of up to about 40 nodes, every operation represented, some switched
-/// off.
+/// The sources of volumes: those of height stacks and the ones that read the height.
+fn volume_source() -> impl Strategy<Value = DensityNode> {
+    prop_oneof![
+        source(),
+        Just(DensityNode::new(Ground {}, [])),
+        (
+            (-1000i64..=1000, log_range(1e-5, 0.5), 1u32..=6),
+            (log_range(0.01, 100.0), shape())
+        )
+            .prop_map(|((seed_offset, scale, octaves), (vertical, shape))| {
+                let fbm = Fbm3 {
+                    seed_offset,
+                    scale,
+                    octaves,
+                    persistence: 0.5,
+                    lacunarity: 2.0,
+                    vertical,
+                    shape,
+                };
+                DensityNode::new(fbm, [])
+            }),
+        (
+            -1000i64..=1000,
+            log_range(1e-5, 0.5),
+            log_range(0.01, 100.0),
+            0.0..=1.0f64
+        )
+            .prop_map(|(seed_offset, scale, vertical, radius)| {
+                let tunnels = Tunnels {
+                    seed_offset,
+                    scale,
+                    vertical,
+                    radius,
+                };
+                DensityNode::new(tunnels, [])
+            }),
+    ]
+}
+
+/// Random density graphs of up to about 40 nodes, every operation of height stacks
+/// represented, some switched off.
 fn graph() -> impl Strategy<Value = DensityNode> {
-    let node = source().prop_recursive(6, 40, 2, |inner| {
+    graph_over(source().boxed())
+}
+
+/// Random volumes: [`graph`] over [`volume_source`].
+fn volume_graph() -> impl Strategy<Value = DensityNode> {
+    graph_over(volume_source().boxed())
+}
+
+/// Random graphs of up to about 40 nodes over `source`, every operation represented, some
+/// switched off.
+fn graph_over(source: BoxedStrategy<DensityNode>) -> impl Strategy<Value = DensityNode> {
+    let node = source.prop_recursive(6, 40, 2, |inner| {
         let value = || -100.0..=100.0f64;
         prop_oneof![
             (
@@ -185,6 +236,8 @@ fn graph() -> impl Strategy<Value = DensityNode> {
                 .prop_map(|input| DensityNode::new(Abs {}, [input])),
             (inner.clone(), inner.clone()).prop_map(|(a, b)| DensityNode::new(Add {}, [a, b])),
             (inner.clone(), inner.clone()).prop_map(|(a, b)| DensityNode::new(Multiply {}, [a, b])),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| DensityNode::new(Min {}, [a, b])),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| DensityNode::new(Max {}, [a, b])),
             (inner.clone(), inner.clone(), 0.0..=1.0f64)
                 .prop_map(|(a, b, amount)| DensityNode::new(Mix { amount }, [a, b])),
             (inner, prop_oneof![Just("ripples"), Just("liar")]).prop_map(|(input, name)| {
@@ -869,7 +922,63 @@ fn the_graph_strategy_knows_every_operation() {
             "Add",
             "Multiply",
             "Mix",
-            "Custom"
+            "Custom",
+            "Min",
+            "Max",
+            "Ground",
+            "Fbm3",
+            "Tunnels"
         ]
     );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 160, ..ProptestConfig::default() })]
+
+    /// A random volume is refused naming one of its nodes, or accepted; an accepted one gives,
+    /// anywhere and at any height, values within its validated bound (to rounding), the same
+    /// bits one point
+    /// at a time as in a batch. A height stack refuses a graph with a node that reads the
+    /// height.
+    #[test]
+    fn volumes_are_bounded_or_refused_by_node(
+        root in volume_graph(),
+        seed in -1000i64..1000,
+        at in prop::collection::vec((-1.0e7..1.0e7f64, -1.0e4..1.0e4f64, -1.0e7..1.0e7f64, -500.0..500.0f64), 1..24),
+    ) {
+        let functions = functions();
+        let reads_height = root.walk().iter().any(|entry| entry.node.op.reads_height());
+        if reads_height {
+            prop_assert!(root.validate_with(&functions).is_err());
+        }
+        match DensityField::volume(&root, seed, &functions) {
+            Err(error) => {
+                let paths: Vec<String> = root.walk().into_iter().map(|entry| entry.path).collect();
+                prop_assert!(
+                    paths.iter().any(|path| error.field == *path
+                        || error.field.strip_prefix(path.as_str()).is_some_and(|rest| rest.starts_with('.') || path.is_empty())),
+                    "{error} names no node"
+                );
+            }
+            Ok(field) => {
+                let bound = root.validate_volume_with(&functions).expect("accepted");
+                let sites: Vec<[f64; 2]> = vec![[0.0, 0.0], [300.0, -200.0]];
+                let xs: Vec<f64> = at.iter().map(|p| p.0).collect();
+                let ys: Vec<f64> = at.iter().map(|p| p.1).collect();
+                let zs: Vec<f64> = at.iter().map(|p| p.2).collect();
+                let grounds: Vec<f64> = at.iter().map(|p| p.3).collect();
+                let mut batch = vec![f64::NAN; at.len()];
+                let points = VolumePoints { xs: &xs, ys: &ys, zs: &zs, grounds: &grounds };
+                field.volume_values(points, &sites, &mut batch);
+                for (k, &(x, y, z, ground)) in at.iter().enumerate() {
+                    let one = field.volume_value(x, z, PointHeight { y, ground }, &sites);
+                    prop_assert_eq!(one.to_bits(), batch[k].to_bits());
+                    // Bounds are interval arithmetic without directed rounding: an ulp out.
+                    let slack = 1e-12 * bound.magnitude().max(1.0);
+                    let within = Bounds::new(bound.low - slack, bound.high + slack);
+                    prop_assert!(within.contains(one), "{one} outside {bound:?}");
+                }
+            }
+        }
+    }
 }

@@ -9,6 +9,11 @@
 //! ([`DensityField::values`]), with identical bits. The tutorial's example stack,
 //! [`DensityNode::tutorial_example`], reproduces the tutorial's numbers exactly.
 //!
+//! The same graph can be a volume, a field of `(x, y, z)` whose positive values are solid (3D
+//! density for caves, overhangs and arches): every node passes its point's height on to its
+//! inputs, and [`Ground`], [`Fbm3`] and [`Tunnels`] read it. [`DensityField::volume`] compiles
+//! one, [`DensityField::volume_value`] and [`DensityField::volume_values`] evaluate it.
+//!
 //! Validation ([`DensityNode::validate`]) bounds what a graph can produce: every operation knows
 //! the interval its values lie in given its inputs' intervals, so an accepted graph never leaves
 //! [`limits::DENSITY`]. Walking, validating, comparing, cloning
@@ -20,14 +25,16 @@ mod erosion;
 mod field;
 mod format;
 mod ops;
+mod volume;
 
 pub use custom::{Custom, DensityFunction, DensityFunctions, FunctionName};
 pub use erosion::Eroded;
-pub use field::DensityField;
+pub use field::{DensityField, PointHeight, VolumePoints};
 pub use ops::{
-    Abs, Add, Cell, Clamp, Constant, DensityOp, Fbm, Field, FieldValue, Mix, Multiply, SmoothClamp,
-    Typical, Warp,
+    Abs, Add, Cell, Clamp, Constant, DensityOp, Fbm, Field, FieldValue, Max, Min, Mix, Multiply,
+    SmoothClamp, Typical, Warp,
 };
+pub use volume::{Fbm3, Ground, Tunnels};
 
 use crate::check::{SettingsError, number_problem, whole_problem};
 use crate::limits;
@@ -61,6 +68,14 @@ impl Shape {
             Shape::Billow => billow(value),
         }
     }
+}
+
+/// What a graph is evaluated over: a height stack gives a value per `(x, z)`, a volume one per
+/// `(x, y, z)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Space {
+    Height,
+    Volume,
 }
 
 /// A closed range of values, `low..=high`: what a node can give.
@@ -255,7 +270,7 @@ impl DensityNode {
     /// # Errors
     /// The first node or field that breaks a rule.
     pub fn validate(&self) -> Result<Bounds, SettingsError> {
-        self.check_at("", &DensityFunctions::default())
+        self.check_at("", &DensityFunctions::default(), Space::Height)
     }
 
     /// [`DensityNode::validate`] for a graph whose [`Custom`] nodes name `functions`.
@@ -263,14 +278,29 @@ impl DensityNode {
     /// # Errors
     /// The first node or field that breaks a rule, or a function that is not registered.
     pub fn validate_with(&self, functions: &DensityFunctions) -> Result<Bounds, SettingsError> {
-        self.check_at("", functions)
+        self.check_at("", functions, Space::Height)
     }
 
-    /// [`DensityNode::validate_with`] with paths under `prefix` (like `terrain.density`).
+    /// [`DensityNode::validate_with`] for a volume: a graph of `(x, y, z)` whose positive values
+    /// are solid, which may use the nodes that read the height ([`DensityOp::reads_height`]:
+    /// [`Ground`], [`Fbm3`], [`Tunnels`]). The same rules otherwise.
+    ///
+    /// # Errors
+    /// The first node or field that breaks a rule, or a function that is not registered.
+    pub fn validate_volume_with(
+        &self,
+        functions: &DensityFunctions,
+    ) -> Result<Bounds, SettingsError> {
+        self.check_at("", functions, Space::Volume)
+    }
+
+    /// [`DensityNode::validate_with`] or [`DensityNode::validate_volume_with`] with paths under
+    /// `prefix` (like `terrain.density`).
     pub(crate) fn check_at(
         &self,
         prefix: &str,
         functions: &DensityFunctions,
+        space: Space,
     ) -> Result<Bounds, SettingsError> {
         let error = |path: &str, reason: String| SettingsError {
             field: join(prefix, path),
@@ -300,6 +330,16 @@ impl DensityNode {
                         names.len(),
                         names.join(", "),
                         node.inputs.len()
+                    ),
+                ));
+            }
+            if space == Space::Height && node.op.reads_height() {
+                return Err(error(
+                    &entry.path,
+                    format!(
+                        "{} reads the height, so it belongs in a volume (3D density), not in a \
+                         height stack",
+                        node.op.kind()
                     ),
                 ));
             }

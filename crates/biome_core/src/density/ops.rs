@@ -9,6 +9,7 @@ use std::sync::Arc;
 use super::custom::{Custom, DensityFunctions};
 use super::erosion::Eroded;
 use super::field::{Evaluate, Inputs, NoiseTables};
+use super::volume::{Fbm3, Ground, Tunnels};
 use super::{Bounds, Shape};
 use crate::batch::{FbmParams, WarpParams};
 use crate::limits;
@@ -35,6 +36,9 @@ pub(crate) trait Operation: Copy + Into<DensityOp> {
 
     /// The operation compiled for one world, its noise tables from `noise`.
     fn compile(&self, noise: &mut NoiseTables) -> Arc<dyn Evaluate>;
+
+    /// Whether it reads the height `y` of its point, so it belongs in a volume only.
+    const READS_HEIGHT: bool = false;
 }
 
 /// One field of a density operation: its name in presets, and its value with the values it may
@@ -160,6 +164,15 @@ macro_rules! density_ops {
                 }
             }
 
+            /// Whether the operation reads the height `y` of its point, so that it belongs in a
+            /// volume ([`super::DensityNode::validate_volume_with`]) and not in a height stack.
+            #[must_use]
+            pub fn reads_height(&self) -> bool {
+                match self {
+                    $(DensityOp::$name(_) => <$name as Operation>::READS_HEIGHT,)*
+                }
+            }
+
             /// The operation of kind `kind` with its optional fields at their defaults.
             pub(crate) fn template(kind: &str) -> Option<Self> {
                 match kind {
@@ -207,6 +220,16 @@ density_ops! {
     Mix,
     /// A [`super::DensityFunction`] the game registered, applied to its input.
     Custom,
+    /// The smaller of its inputs: where either is hollow, so is this (carving).
+    Min,
+    /// The larger of its inputs: where either is solid, so is this.
+    Max,
+    /// Volume source: how far below the ground the point lies, in world units.
+    Ground,
+    /// Volume source: 3D Simplex fBm, shaped.
+    Fbm3,
+    /// Volume source: winding tunnels where two 3D noise fields are both near zero.
+    Tunnels,
 }
 
 pub(super) fn number<'a>(
@@ -394,17 +417,7 @@ impl Operation for Fbm {
     }
 
     fn bound(&self, _: &[Bounds], _: &DensityFunctions) -> Bounds {
-        // fBm is a weighted mean of noise values, so it stays within the noise bound.
-        let fbm = Bounds::new(-NOISE_BOUND, NOISE_BOUND);
-        match self.shape {
-            Shape::Normal => fbm,
-            // 2 (1 - |v|)² - 1 with |v| up to the bound.
-            Shape::Ridged => {
-                let beyond = NOISE_BOUND - 1.0;
-                Bounds::new(-1.0, 2.0 * (beyond * beyond).max(1.0) - 1.0)
-            }
-            Shape::Billow => Bounds::new(-1.0, 2.0 * NOISE_BOUND - 1.0),
-        }
+        shaped_fbm_bound(self.shape, NOISE_BOUND)
     }
 
     fn compile(&self, noise: &mut NoiseTables) -> Arc<dyn Evaluate> {
@@ -418,6 +431,20 @@ impl Operation for Fbm {
             },
             shape: self.shape,
         })
+    }
+}
+
+/// The values of fBm over noise within `±noise`, shaped: fBm is a weighted mean of noise
+/// values, so it stays within the noise bound.
+pub(super) fn shaped_fbm_bound(shape: Shape, noise: f64) -> Bounds {
+    match shape {
+        Shape::Normal => Bounds::new(-noise, noise),
+        // 2 (1 - |v|)² - 1 with |v| up to the bound.
+        Shape::Ridged => {
+            let beyond = noise - 1.0;
+            Bounds::new(-1.0, 2.0 * (beyond * beyond).max(1.0) - 1.0)
+        }
+        Shape::Billow => Bounds::new(-1.0, 2.0 * noise - 1.0),
     }
 }
 
@@ -859,6 +886,68 @@ impl Operation for Multiply {
 impl Binary for Multiply {
     fn apply(&self, a: f64, b: f64) -> f64 {
         a * b
+    }
+}
+
+/// The smaller of `a` and `b` (NaN if either is, as JavaScript's `Math.min`). In a volume, where
+/// positive is solid, this carves `b`'s hollows out of `a`.
+#[cfg_attr(feature = "bevy_reflect", derive(bevy_reflect::Reflect))]
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Min {}
+
+impl Operation for Min {
+    const INPUTS: &'static [&'static str] = &["a", "b"];
+
+    fn template() -> Self {
+        Self {}
+    }
+
+    fn fields(&mut self, _: &mut dyn FnMut(Field<'_>)) {}
+
+    fn bound(&self, inputs: &[Bounds], _: &DensityFunctions) -> Bounds {
+        let (a, b) = (inputs[0], inputs[1]);
+        Bounds::new(js_min(a.low, b.low), js_min(a.high, b.high))
+    }
+
+    fn compile(&self, _: &mut NoiseTables) -> Arc<dyn Evaluate> {
+        Arc::new(Combine(*self))
+    }
+}
+
+impl Binary for Min {
+    fn apply(&self, a: f64, b: f64) -> f64 {
+        js_min(a, b)
+    }
+}
+
+/// The larger of `a` and `b` (NaN if either is, as JavaScript's `Math.max`). In a volume, where
+/// positive is solid, this adds `b`'s rock to `a`.
+#[cfg_attr(feature = "bevy_reflect", derive(bevy_reflect::Reflect))]
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Max {}
+
+impl Operation for Max {
+    const INPUTS: &'static [&'static str] = &["a", "b"];
+
+    fn template() -> Self {
+        Self {}
+    }
+
+    fn fields(&mut self, _: &mut dyn FnMut(Field<'_>)) {}
+
+    fn bound(&self, inputs: &[Bounds], _: &DensityFunctions) -> Bounds {
+        let (a, b) = (inputs[0], inputs[1]);
+        Bounds::new(js_max(a.low, b.low), js_max(a.high, b.high))
+    }
+
+    fn compile(&self, _: &mut NoiseTables) -> Arc<dyn Evaluate> {
+        Arc::new(Combine(*self))
+    }
+}
+
+impl Binary for Max {
+    fn apply(&self, a: f64, b: f64) -> f64 {
+        js_max(a, b)
     }
 }
 

@@ -7,7 +7,7 @@ use crate::biomes::{BiomeTable, Rgb};
 use crate::check::{Check, Checked, SettingsError};
 use crate::climate::ClimateSettings;
 use crate::cover::{ScatterSettings, TreeSettings};
-use crate::density::DensityFunctions;
+use crate::density::{DensityFunctions, Space};
 use crate::limits;
 use crate::multi_noise::MultiNoise;
 use crate::regions::RegionSettings;
@@ -166,10 +166,10 @@ impl WorldSettings {
     pub fn validate(&self) -> Result<(), SettingsError> {
         let mut check = Check::new();
         check.whole("seed", self.seed, &limits::SEED)?;
-        let density = self
-            .terrain
-            .density
-            .check_at("terrain.density", &self.functions)?;
+        let density =
+            self.terrain
+                .density
+                .check_at("terrain.density", &self.functions, Space::Height)?;
         check.nested("terrain", |check| {
             self.terrain.check(check, density.magnitude())
         })?;

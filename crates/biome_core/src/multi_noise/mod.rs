@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::biomes::BiomeTable;
 use crate::check::{Check, Checked, SettingsError};
-use crate::density::{DensityFunctions, DensityNode, Shape};
+use crate::density::{DensityFunctions, DensityNode, Shape, Space};
 use crate::limits;
 use grid::CellGrid;
 
@@ -588,7 +588,7 @@ impl MultiNoise {
     ) -> Checked {
         let names = AXIS_NAMES;
         for (axis, name) in self.axes().into_iter().zip(&names[2..]) {
-            axis.check_at(&check.field(name), functions)?;
+            axis.check_at(&check.field(name), functions, Space::Height)?;
         }
         if let Err(error) = check_boxes(&self.boxes) {
             return check.fail(&error.field, error.reason);
