@@ -703,6 +703,24 @@ fn queries_agree_with_mesh_heights() {
                 (world.ground_height_at(xz) - height).abs() < 1e-3,
                 "ground inside a tile at {xz}"
             );
+            // A ray down onto the mesh, and one slanting across it, meet its triangles.
+            let down = Ray3d::new(Vec3::new(xz.x, height + 40.0, xz.y), Dir3::NEG_Y);
+            let hit = world.cast_ray(down, 100.0).expect("the ground below");
+            assert!(
+                (hit.point.y - height).abs() < 1e-3,
+                "ray down at {xz}: {hit:?}"
+            );
+            assert!((hit.distance - 40.0).abs() < 1e-3 && hit.normal.y > 0.0);
+            let slant = Ray3d::new(
+                Vec3::new(xz.x - 6.0, height + 5.0, xz.y + 2.0),
+                Dir3::new(Vec3::new(1.0, -0.8, -0.3)).unwrap(),
+            );
+            let hit = world.cast_ray(slant, 50.0).expect("the ground ahead");
+            let ground = world.ground_height_at(hit.point.xz());
+            assert!(
+                (hit.point.y - ground).abs() < 1e-3,
+                "slanting ray: {hit:?} over {ground}"
+            );
         }
         let sample = world.sample_at(probes[0].0);
         assert_eq!(world.biome_at(probes[0].0).0, sample.biome);

@@ -19,6 +19,7 @@ use biome_core::density::{
 use biome_core::edits::{BrushOp, EditLog, EditSet, EditShape};
 use biome_core::multi_noise::{AxisRange, BiomeBox, BiomeBoxIndex, ClimatePoint};
 use biome_core::noise3::Simplex3;
+use biome_core::rays::GroundRay;
 use biome_core::surface_nets::{OwnedEdges, SampledVolume, mesh_volume};
 use biome_core::tutorial::{SeededRandom, Simplex, domain_warp, fbm};
 use biome_core::{ChunkCoord, ChunkLayout};
@@ -359,7 +360,19 @@ fn world(c: &mut Criterion) {
     });
     group.finish();
 
+    // A ray skimming 1 km of hills that it never meets: every tile under it is walked.
+    let mut group = c.benchmark_group("rays");
+    group.throughput(Throughput::Elements(1));
     let layout = ChunkLayout::default();
+    let ray = GroundRay {
+        origin: [300.0, 2_000.0, -450.0],
+        direction: [0.8, 0.0, 0.6],
+    };
+    group.bench_function("cast_ray over 1 km, no hit", |b| {
+        b.iter(|| world.cast_ray(black_box(ray), 1_000.0, &layout));
+    });
+    group.finish();
+
     let mut group = c.benchmark_group("chunk");
     group.throughput(Throughput::Elements(1));
     let mut k = 0;

@@ -3,11 +3,23 @@
 
 use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
+use biome_core::rays::GroundRay;
 use biome_core::{Biome, RegionId};
 use biome_core::{ChunkCoord, ChunkLayout, Sample, WorldGenerator, tile_height};
 
 use crate::areas::BiomeAreas;
 use crate::settings::BiomeWorldState;
+
+/// Where a ray meets the ground ([`BiomeWorld::cast_ray`]).
+#[derive(Clone, Copy, Debug, PartialEq, Reflect)]
+pub struct GroundRayHit {
+    /// How far along the ray.
+    pub distance: f32,
+    /// The point on the ground.
+    pub point: Vec3,
+    /// The ground's normal there, pointing up.
+    pub normal: Dir3,
+}
 
 /// Ask the world about any position:
 ///
@@ -72,6 +84,30 @@ impl BiomeWorld<'_> {
         ];
         let h = tile_height(corners, u, v);
         h as f32
+    }
+
+    /// Where `ray` first meets the ground within `max_distance` (at most
+    /// [`MAX_RAY_DISTANCE`](biome_core::rays::MAX_RAY_DISTANCE)): the surface
+    /// [`BiomeWorld::ground_height_at`] gives, loaded or not and without colliders, so a
+    /// server can check a line of sight and a game can pick the ground under the cursor. A ray
+    /// that starts below the ground hits at distance 0.
+    #[must_use]
+    pub fn cast_ray(&self, ray: Ray3d, max_distance: f32) -> Option<GroundRayHit> {
+        let ray = GroundRay {
+            origin: ray.origin.to_array().map(f64::from),
+            direction: ray.direction.to_array().map(f64::from),
+        };
+        let layout = self.state.layout();
+        let hit = self
+            .state
+            .generator()
+            .cast_ray(ray, f64::from(max_distance), layout)?;
+        let vector = |v: [f64; 3]| Vec3::from_array(v.map(|c| c as f32));
+        Some(GroundRayHit {
+            distance: hit.distance as f32,
+            point: vector(hit.position),
+            normal: Dir3::new(vector(hit.normal)).unwrap_or(Dir3::Y),
+        })
     }
 
     /// The water surface over `xz`: a river's or lake's where the point lies under one, sea

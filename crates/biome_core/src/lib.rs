@@ -24,7 +24,8 @@
 //!    infinite [`WorldGenerator`], sampled anywhere.
 //! 7. **Consumers**: [`chunk`] (chunks and coarser nodes as mesh data, seamless and
 //!    deterministic), [`trees`] and [`scatter`] (layers of objects, rocks, bushes, grass and a
-//!    game's own, by Poisson-disk sampling at each biome's spacing), and [`surface_nets`]
+//!    game's own, by Poisson-disk sampling at each biome's spacing), [`rays`] (where a ray meets
+//!    the drawn ground, loaded or not), and [`surface_nets`]
 //!    (meshes of volumes, 3D density, that join exactly across grids).
 //!
 //! ```
@@ -69,6 +70,7 @@ pub mod rivers;
 pub mod generator;
 // Consumers: chunks, trees and scattered objects built from the generator.
 pub mod chunk;
+pub mod rays;
 pub mod scatter;
 pub mod surface_nets;
 pub mod trees;

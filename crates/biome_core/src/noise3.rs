@@ -19,11 +19,12 @@ use crate::tutorial::{FbmParams, Lanes, SeededRandom, wrap_256_lanes};
 pub const F3: f64 = 1.0 / 3.0;
 /// Unskew factor for 3D: `1 / 6`.
 pub const G3: f64 = 1.0 / 6.0;
-/// What a corner's contribution is multiplied by. The largest sum of four corners over every
-/// point and every choice of gradients is 0.013007 (found by climbing from the largest of many
-/// samples), so the noise stays within ±0.9886; a test samples that bound.
+/// What a corner's contribution is multiplied by. The largest sum of four corners found over
+/// every point and every choice of gradients is 0.013007 (climbing from the largest of many
+/// samples; `tests/noise3.rs` climbs again), so the noise stays within ±0.9886.
 pub const NOISE3_SCALE: f64 = 76.0;
-/// The largest magnitude [`Simplex3::noise`] takes: the bound of every 3D node built on it.
+/// The largest magnitude [`Simplex3::noise`] takes, as found by climbing. Validation of 3D
+/// density nodes uses a looser bound it can prove, four times each corner's largest share.
 pub const NOISE3_BOUND: f64 = 0.99;
 
 /// The 12 gradient directions: the midpoints of a cube's edges. Entry `h` is
@@ -87,7 +88,7 @@ impl Simplex3 {
         std::array::from_fn(|i| self.p[i] as u8)
     }
 
-    /// 3D Simplex noise at `(x, y, z)`, within ±[`NOISE3_BOUND`].
+    /// 3D Simplex noise at `(x, y, z)`, within ±[`NOISE3_BOUND`] (NaN for a NaN coordinate).
     #[must_use]
     pub fn noise(&self, x: f64, y: f64, z: f64) -> f64 {
         self.noise_lanes([x], [y], [z])[0]

@@ -9,9 +9,9 @@
 //! contouring it needs no gradients at the crossings and no least-squares solve per cell (its
 //! corners come out rounded, which suits rock). Chunks join exactly because everything is a pure
 //! function of the samples: a cell's vertex and normal come from its eight corners alone, and a
-//! grid meshes the quads of the edges it owns (those starting inside it, in `x` and `z`) with an
-//! apron of one cell on the low side, so a border quad is made by exactly one chunk and its
-//! vertices are the same bits in both (`tests/surface_nets.rs` splits grids and compares).
+//! grid meshes the quads of the edges it owns ([`OwnedEdges`]: it holds one sample more on each
+//! side), so a border quad is made by exactly one chunk and its vertices are the same bits in
+//! both (`tests/surface_nets.rs` splits grids and compares).
 
 /// Samples of a volume on a regular grid: sample `(i, j, k)` is the density at
 /// `(origin + (i, j, k)) * step`, stored with `i` (x) fastest, then `k` (z), then `j` (y).
@@ -30,8 +30,10 @@ pub struct SampledVolume<'a> {
 }
 
 /// Which edges a grid meshes: the quads of edges whose low sample lies in `owned` (in samples,
-/// per axis, x y z) are made; the others belong to a neighbour. A grid with an apron of one
-/// sample below its own region owns from 1.
+/// per axis, x y z) are made; the others belong to a neighbour. An edge's quad needs the cells
+/// on both sides of it and the sample past it, so a grid holds one sample more on each side of
+/// the samples it owns: it owns from 1 to `size - 1`, and its neighbour's first owned sample
+/// is its own `size - 1`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct OwnedEdges {
     /// The first sample, per axis, whose edges are meshed.
@@ -166,12 +168,18 @@ fn outward_normal(v: &[f64; 8], local: [f64; 3]) -> [f64; 3] {
 ///
 /// # Errors
 /// A grid whose values do not match its sizes, or owned edges without cells on both sides.
+///
+/// # Panics
+/// Never: every cell around an edge the surface crosses holds a vertex (it contains the edge).
 pub fn mesh_volume(
     volume: &SampledVolume<'_>,
     owned: OwnedEdges,
 ) -> Result<VolumeMesh, SurfaceNetsError> {
     let size = volume.size;
-    if size.iter().any(|&n| n < 2) || size.iter().product::<usize>() != volume.values.len() {
+    let samples = size
+        .iter()
+        .try_fold(1_usize, |product, &n| product.checked_mul(n));
+    if size.iter().any(|&n| n < 2) || samples != Some(volume.values.len()) {
         return Err(SurfaceNetsError::Shape {
             size,
             values: volume.values.len(),
@@ -217,17 +225,11 @@ pub fn mesh_volume(
                         c
                     };
                     let around = [corner(1, 1), corner(0, 1), corner(0, 0), corner(1, 0)];
-                    let mut quad = [0u32; 4];
-                    let mut complete = true;
-                    for (slot, [ci, cj, ck]) in quad.iter_mut().zip(around) {
-                        match vertex(&mut mesh, ci, cj, ck) {
-                            Some(v) => *slot = v,
-                            None => complete = false,
-                        }
-                    }
-                    if complete {
-                        push_quad(&mut mesh, quad, here);
-                    }
+                    let quad = around.map(|[ci, cj, ck]| {
+                        vertex(&mut mesh, ci, cj, ck)
+                            .expect("a cell around an edge the surface crosses is crossed")
+                    });
+                    push_quad(&mut mesh, quad, here);
                 }
             }
         }

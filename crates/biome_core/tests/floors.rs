@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 /// The modules in floor order: base, noise, fields, terrain, rivers, the generator, consumers.
-const FLOORS: [&str; 25] = [
+const FLOORS: [&str; 26] = [
     // Base.
     "limits",
     "check",
@@ -36,6 +36,7 @@ const FLOORS: [&str; 25] = [
     "trees",
     "scatter",
     "chunk",
+    "rays",
     "surface_nets",
 ];
 

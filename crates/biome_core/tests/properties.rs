@@ -947,16 +947,25 @@ proptest! {
         at in prop::collection::vec((-1.0e7..1.0e7f64, -1.0e4..1.0e4f64, -1.0e7..1.0e7f64, -500.0..500.0f64), 1..24),
     ) {
         let functions = functions();
-        let reads_height = root.walk().iter().any(|entry| entry.node.op.reads_height());
-        if reads_height {
-            prop_assert!(root.validate_with(&functions).is_err());
+        let entries = root.walk();
+        // A node's path, or one of its fields (a name past the path, with no further step).
+        let names_node = |field: &str, path: &str| {
+            let rest = if path.is_empty() { Some(field) } else { field.strip_prefix(path).and_then(|r| r.strip_prefix('.')) };
+            field == path || rest.is_some_and(|r| !r.contains('.'))
+        };
+        let readers: Vec<&str> = entries.iter().filter(|e| e.node.op.reads_height()).map(|e| e.path.as_str()).collect();
+        if !readers.is_empty() {
+            let error = root.validate_with(&functions).expect_err("a height stack refuses them");
+            // The first node found wrong, in pre-order, reads the height or comes before one.
+            prop_assert!(entries.iter().any(|e| names_node(&error.field, &e.path)), "{error}");
+            let first_reader = entries.iter().position(|e| e.node.op.reads_height()).unwrap();
+            let named = entries.iter().position(|e| names_node(&error.field, &e.path)).unwrap();
+            prop_assert!(named <= first_reader, "{error} is past the first reader {}", readers[0]);
         }
         match DensityField::volume(&root, seed, &functions) {
             Err(error) => {
-                let paths: Vec<String> = root.walk().into_iter().map(|entry| entry.path).collect();
                 prop_assert!(
-                    paths.iter().any(|path| error.field == *path
-                        || error.field.strip_prefix(path.as_str()).is_some_and(|rest| rest.starts_with('.') || path.is_empty())),
+                    entries.iter().any(|entry| names_node(&error.field, &entry.path)),
                     "{error} names no node"
                 );
             }

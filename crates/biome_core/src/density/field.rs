@@ -47,29 +47,37 @@ impl Inputs<'_> {
     pub(crate) fn height(&self) -> PointHeight {
         match self.heights {
             Heights::One(height) => height,
-            Heights::Plane | Heights::Many(_) => PointHeight::default(),
+            Heights::Plane => PointHeight::default(),
+            Heights::Many(_) => unreachable!("one point is evaluated with one height"),
         }
     }
 
     /// The heights of the `len` points being evaluated and the ground's there; all 0 in a
     /// height stack.
+    ///
+    /// # Panics
+    /// If the batch holds another number of heights: every operation evaluates its inputs at
+    /// its own points, in order, so a batch's heights stay aligned with its points.
     pub(crate) fn heights(&self, len: usize) -> (Cow<'_, [f64]>, Cow<'_, [f64]>) {
         match self.heights {
-            Heights::Many(many) => (Cow::Borrowed(many.ys), Cow::Borrowed(many.grounds)),
-            Heights::Plane | Heights::One(_) => {
-                (Cow::Owned(vec![0.0; len]), Cow::Owned(vec![0.0; len]))
+            Heights::Many(many) => {
+                assert_eq!(many.ys.len(), len, "one height per point of the batch");
+                (Cow::Borrowed(many.ys), Cow::Borrowed(many.grounds))
             }
+            Heights::Plane => (Cow::Owned(vec![0.0; len]), Cow::Owned(vec![0.0; len])),
+            Heights::One(_) => unreachable!("a batch is evaluated with a height per point"),
         }
     }
 }
 
 /// Where a volume is evaluated vertically: the point's height `y`, and the height of the ground
 /// (the world's surface) under it.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
 pub struct PointHeight {
     /// The point's height.
     pub y: f64,
-    /// The surface height at the point's `(x, z)`.
+    /// The surface height at the point's `(x, z)`, as the caller gives it: a `Warp` moves the
+    /// point its input reads across, not the ground under it.
     pub ground: f64,
 }
 
@@ -186,6 +194,8 @@ struct Compiled {
 pub struct DensityField {
     /// Nodes in pre-order: the root is 0.
     nodes: Vec<Compiled>,
+    /// Whether it was compiled as a volume, whose nodes may read heights a height stack has not.
+    volume: bool,
 }
 
 impl DensityField {
@@ -223,7 +233,10 @@ impl DensityField {
         functions: &DensityFunctions,
     ) -> Result<Self, SettingsError> {
         root.validate_volume_with(functions)?;
-        Ok(Self::compile(root, seed, functions))
+        Ok(Self {
+            volume: true,
+            ..Self::compile(root, seed, functions)
+        })
     }
 
     /// Compiles a graph that passed validation with `functions` (so its depth is bounded and
@@ -256,7 +269,10 @@ impl DensityField {
         }
         // Pre-order, as `DensityNode::walk` numbers them.
         let bounds = root.node_bounds(functions);
-        let mut field = Self { nodes: Vec::new() };
+        let mut field = Self {
+            nodes: Vec::new(),
+            volume: false,
+        };
         let mut noise = NoiseTables::for_seed(seed, functions.clone());
         add(&mut field, root, &mut noise, &bounds);
         field
@@ -269,6 +285,9 @@ impl DensityField {
     }
 
     /// The stack's value at `(x, z)`.
+    ///
+    /// # Panics
+    /// If the field is a volume ([`DensityField::volume`]).
     #[must_use]
     pub fn value(&self, x: f64, z: f64, sites: &dyn Sites) -> f64 {
         self.value_of(0, x, z, sites)
@@ -277,9 +296,14 @@ impl DensityField {
     /// The value of node `id` (pre-order, see [`DensityNode::walk`]) at `(x, z)`.
     ///
     /// # Panics
-    /// If `id` is not below [`DensityField::node_count`].
+    /// If `id` is not below [`DensityField::node_count`], or the field is a volume
+    /// ([`DensityField::volume`]: read it with [`DensityField::volume_value_of`]).
     #[must_use]
     pub fn value_of(&self, id: usize, x: f64, z: f64, sites: &dyn Sites) -> f64 {
+        assert!(
+            !self.volume,
+            "a volume is read at (x, y, z): volume_value_of"
+        );
         self.evaluate(id, x, z, sites, Heights::Plane)
     }
 
@@ -287,7 +311,7 @@ impl DensityField {
     /// [`DensityField::value`].
     ///
     /// # Panics
-    /// If the three slices differ in length.
+    /// If the three slices differ in length, or the field is a volume.
     pub fn values(&self, xs: &[f64], zs: &[f64], sites: &dyn Sites, out: &mut [f64]) {
         self.values_of(0, xs, zs, sites, out);
     }
@@ -295,13 +319,20 @@ impl DensityField {
     /// Node `id`'s value at every `(xs[k], zs[k])`; the same bits as [`DensityField::value_of`].
     ///
     /// # Panics
-    /// If the three slices differ in length, or `id` is not below [`DensityField::node_count`].
+    /// If the three slices differ in length, `id` is not below [`DensityField::node_count`], or
+    /// the field is a volume (read it with [`DensityField::volume_values_of`]).
     pub fn values_of(&self, id: usize, xs: &[f64], zs: &[f64], sites: &dyn Sites, out: &mut [f64]) {
+        assert!(
+            !self.volume,
+            "a volume is read at (x, y, z): volume_values_of"
+        );
         self.evaluate_many(id, xs, zs, sites, Heights::Plane, out);
     }
 
     /// A volume's value at `(x, height.y, z)`, where the ground is at `height.ground`: positive
-    /// is solid. For a graph compiled with [`DensityField::volume`].
+    /// is solid. For a graph compiled with [`DensityField::volume`] (a height stack read so
+    /// ignores the heights). Coordinates and heights are taken as given, finite and within
+    /// [`crate::limits::COORDINATE`] as the generator keeps them; NaN gives NaN.
     #[must_use]
     pub fn volume_value(&self, x: f64, z: f64, height: PointHeight, sites: &dyn Sites) -> f64 {
         self.volume_value_of(0, x, z, height, sites)

@@ -20,7 +20,9 @@ use crate::tutorial::{js_max, js_min};
 
 /// A proven bound of one [`Simplex3::noise`] value: each of its four corners adds at most
 /// `76 · max over d of (0.5 - d²)⁴ · √2 · d = 76 / 3 · (4/9)⁴`, reached at `d² = 1/18` (the
-/// 2D bound's argument, with four corners). The noise itself stays within ±0.99.
+/// 2D bound's argument, with four corners). Four times what the noise reaches (±0.99), as the
+/// 2D bound is three times: validation may refuse a stack that would fit, never accept one
+/// that does not.
 const NOISE3_PROVEN_BOUND: f64 = 4.0 * NOISE3_SCALE / 3.0 * (256.0 / 6561.0) * (1.0 + 1e-12);
 
 /// Where [`Tunnels`] reads its second field: the first's point moved this far in noise space,
@@ -224,8 +226,8 @@ pub struct Tunnels {
     /// How many times faster the noise varies along `y` than across: above 1, tunnels run more
     /// level.
     pub vertical: f64,
-    /// The tunnels' radius in noise units (their width grows with it; 0.1 is a tunnel about a
-    /// tenth of `1 / scale` across).
+    /// How near zero both fields must be, in noise values: the tunnels widen as it grows
+    /// (typically 0.05 to 0.15).
     pub radius: f64,
 }
 
