@@ -11,12 +11,17 @@
 //! Options: `--seed N`, `--size PIXELS` (per panel), `--out PATH`, `--preset FILE.ron`,
 //! `--scale UNITS_PER_PIXEL` (default 4), `--center X,Z` (default 0,0), `--columns N` (default 4),
 //! `--write-preset FILE.ron` (also save the settings used, to start a preset from),
-//! `--only WORD,WORD` (draw only the panels whose label holds one of the words, like `relief`).
+//! `--only WORD,WORD` (draw only the panels whose label holds one of the words, like `relief`),
+//! `--volume FILE.ron` (a volume, 3D density as `docs/world.md` writes it: adds a vertical slice
+//! through it along x at the centre's z, and a top view of the relief marking where it opens
+//! deep below the ground, cave mouths, and where it holds rock above it, overhangs and arches).
 
 use std::error::Error;
 use std::process::ExitCode;
 
-use biome_core::density::{Constant, DensityNode, DensityOp, Fbm, Shape, Warp};
+use biome_core::density::{
+    Constant, DensityField, DensityNode, DensityOp, Fbm, Shape, VolumePoints, Warp,
+};
 use biome_core::{Rgb, Surface, WorldGenerator, WorldSettings};
 
 struct Options {
@@ -29,6 +34,7 @@ struct Options {
     columns: usize,
     write_preset: Option<String>,
     only: Vec<String>,
+    volume: Option<String>,
 }
 
 fn parse() -> Result<Options, String> {
@@ -42,6 +48,7 @@ fn parse() -> Result<Options, String> {
         columns: 4,
         write_preset: None,
         only: Vec::new(),
+        volume: None,
     };
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
@@ -52,6 +59,7 @@ fn parse() -> Result<Options, String> {
             "--out" => options.out = value()?,
             "--preset" => options.preset = Some(value()?),
             "--write-preset" => options.write_preset = Some(value()?),
+            "--volume" => options.volume = Some(value()?),
             "--only" => {
                 options.only = value()?
                     .split(',')
@@ -72,7 +80,8 @@ fn parse() -> Result<Options, String> {
             }
             "--help" | "-h" => {
                 return Err("usage: preview [--seed N] [--size PIXELS] [--out PATH] [--preset FILE.ron] \
-                            [--scale UNITS_PER_PIXEL] [--center X,Z] [--columns N] [--write-preset FILE.ron] [--only WORD,WORD]"
+                            [--scale UNITS_PER_PIXEL] [--center X,Z] [--columns N] [--write-preset FILE.ron] [--only WORD,WORD] \
+                            [--volume FILE.ron]"
                     .to_owned());
             }
             other => return Err(format!("unknown option {other} (try --help)")),
@@ -190,6 +199,112 @@ fn node_label(id: usize, node: &DensityNode) -> String {
     };
     let off = if node.enabled { "" } else { " (off)" };
     format!("node {id}: {}{detail}{off}", node.op.kind())
+}
+
+/// A volume's vertical slice along x at the centre's z, and the relief marking where the
+/// volume opens deep below the ground (cave mouths, red) or holds rock above it (overhangs,
+/// yellow).
+fn volume_panels(
+    field: &DensityField,
+    world: &WorldGenerator,
+    xs: &[f64],
+    zs: &[f64],
+    grounds: &[f64],
+    relief: &Canvas,
+    options: &Options,
+) -> Vec<(String, Canvas)> {
+    let n = options.size;
+    let sites = world.regions();
+    // The slice: the middle row's columns, from 64 units under its lowest ground to 32 over its
+    // highest, stretched to the panel's height.
+    let row = n / 2;
+    let z = zs[row * n];
+    let column_grounds: Vec<f64> = (0..n).map(|px| world.height_at(xs[px], z)).collect();
+    let low = column_grounds.iter().copied().fold(f64::INFINITY, f64::min) - 64.0;
+    let high = column_grounds
+        .iter()
+        .copied()
+        .fold(f64::NEG_INFINITY, f64::max)
+        + 32.0;
+    let y_of = |py: usize| high - (py as f64 + 0.5) / n as f64 * (high - low);
+    let mut points = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for py in 0..n {
+        for px in 0..n {
+            points.0.push(xs[px]);
+            points.1.push(y_of(py));
+            points.2.push(z);
+            points.3.push(column_grounds[px]);
+        }
+    }
+    let mut values = vec![0.0; n * n];
+    let volume_points = VolumePoints {
+        xs: &points.0,
+        ys: &points.1,
+        zs: &points.2,
+        grounds: &points.3,
+    };
+    field.volume_values(volume_points, sites, &mut values);
+    let mut slice = Canvas::new(n, n);
+    for (k, &v) in values.iter().enumerate() {
+        let (px, y) = (k % n, points.1[k]);
+        let below = y < column_grounds[px];
+        slice.pixels[k] = match (v > 0.0, below) {
+            (true, true) => ramp(
+                (column_grounds[px] - y) / 64.0,
+                [150, 120, 90],
+                [70, 60, 55],
+            ),
+            (true, false) => [220, 180, 60],
+            (false, true) => [150, 30, 30],
+            (false, false) => [150, 190, 225],
+        };
+    }
+    // The height field's surface as a line, so overhangs and cave mouths read against it.
+    for (px, &ground) in column_grounds.iter().enumerate() {
+        let py = ((high - ground) / (high - low) * n as f64) as usize;
+        slice.blend(px, py, [30, 110, 40], 1.0);
+    }
+    // The top view: the volume under and over the ground at every pixel.
+    let mut top = relief.clone();
+    let probe = |offset: f64| {
+        let ys: Vec<f64> = grounds.iter().map(|g| g + offset).collect();
+        let mut out = vec![0.0; grounds.len()];
+        let at = VolumePoints {
+            xs,
+            ys: &ys,
+            zs,
+            grounds,
+        };
+        field.volume_values(at, sites, &mut out);
+        out
+    };
+    // An opening is hollow 2 and 6 units down: a cave mouth, not the surface dipping a little.
+    let (under, deeper, over) = (probe(-2.0), probe(-6.0), probe(2.0));
+    let (mut mouths, mut overhangs) = (0, 0);
+    for k in 0..grounds.len() {
+        if under[k] <= 0.0 && deeper[k] <= 0.0 {
+            top.pixels[k] = [220, 40, 40];
+            mouths += 1;
+        } else if over[k] > 0.0 {
+            top.pixels[k] = [240, 200, 50];
+            overhangs += 1;
+        }
+    }
+    let share = |count: usize| 100.0 * count as f64 / grounds.len() as f64;
+    vec![
+        (
+            format!("volume slice z={z:.0}, y {low:.0} to {high:.0}"),
+            slice,
+        ),
+        (
+            format!(
+                "volume: openings {:.1}%, overhangs {:.1}%",
+                share(mouths),
+                share(overhangs)
+            ),
+            top,
+        ),
+    ]
 }
 
 fn run(options: &Options) -> Result<(), Box<dyn Error>> {
@@ -406,6 +521,22 @@ fn run(options: &Options) -> Result<(), Box<dyn Error>> {
         panels.push((node_label(id, entry.node), panel));
     }
 
+    if let Some(path) = &options.volume {
+        let node: DensityNode = ron::from_str(&std::fs::read_to_string(path)?)?;
+        let settings = world.settings();
+        let field = DensityField::volume(&node, settings.seed, &settings.functions)?;
+        let grounds: Vec<f64> = samples.iter().map(|s| s.height).collect();
+        panels.extend(volume_panels(
+            &field,
+            &world,
+            &xs,
+            &zs,
+            &grounds,
+            &relief_copy,
+            options,
+        ));
+    }
+
     if !options.only.is_empty() {
         panels.retain(|(label, _)| {
             let label = label.to_lowercase();
@@ -587,6 +718,12 @@ fn glyph(c: char) -> [&'static str; GLYPH_HEIGHT] {
         ],
         ')' => [
             ".#...", "..#..", "...#.", "...#.", "...#.", "..#..", ".#...",
+        ],
+        '%' => [
+            "##..#", "##..#", "...#.", "..#..", ".#...", "#..##", "#..##",
+        ],
+        '=' => [
+            ".....", ".....", "#####", ".....", "#####", ".....", ".....",
         ],
         _ => ["....."; GLYPH_HEIGHT],
     }

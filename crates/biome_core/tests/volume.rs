@@ -315,17 +315,18 @@ fn a_volume_reads_and_writes_as_a_preset() {
     let text = ron::to_string(&root).unwrap();
     let back: DensityNode = ron::from_str(&text).unwrap();
     assert_eq!(back, root, "{text}");
-    // The example in docs/world.md.
-    let example = "Min(
-        a: Add(a: Ground(), b: Multiply(a: Fbm3(seed_offset: 1, scale: 0.03, octaves: 3), b: Constant(value: 12.0))),
-        b: Multiply(a: Tunnels(seed_offset: 3, scale: 0.02, vertical: 2.0, radius: 0.08), b: Constant(value: 40.0)),
-    )";
-    let read: DensityNode = ron::from_str(example).unwrap();
+    // The example docs/world.md shows and the preview draws.
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../assets/volumes/caves.ron"
+    );
+    let example = std::fs::read_to_string(path).unwrap();
+    let read: DensityNode = ron::from_str(&example).unwrap();
     assert!(
         read.validate_volume_with(&DensityFunctions::default())
             .is_ok()
     );
-    assert_eq!(read.node_count(), 9);
+    assert_eq!(read.node_count(), 14);
 }
 
 /// Locked: a change here changes every volume.
