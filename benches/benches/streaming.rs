@@ -26,6 +26,9 @@
 //! (`-- --edits` measures only that): ten pads pushed one at a time near the anchor, then a
 //! second of terraforming (a brush stroke every frame), frames paced at 60 Hz: how many frames
 //! until each change is on screen, how many nodes it rebuilt, and the main-thread time.
+//! The flights start at the origin, where the default view needs fewest nodes; it also prints
+//! how many it holds wherever its anchor stands (least, median, most, from the planner alone;
+//! `-- --view-sizes` prints only that).
 
 use std::time::{Duration, Instant};
 
@@ -697,11 +700,67 @@ fn print_planner_costs() {
     }
 }
 
+/// How many nodes the default view holds wherever its one anchor stands: a fresh planner's
+/// wanted set at anchors on a 64 × 64 lattice over the widest node, so every alignment to the
+/// quadtree is sampled.
+fn print_view_sizes() {
+    let settings = BiomeWorldSettings::default();
+    let streaming = BiomeWorldStreaming::default();
+    let config = LodConfig {
+        layout: settings.layout,
+        detail_radius: f64::from(streaming.detail_radius),
+        horizon: f64::from(streaming.horizon),
+        hysteresis: f64::from(streaming.hysteresis),
+    };
+    let widest = settings.layout.chunk_size() * f64::from(1u32 << config.top_level());
+    let mut counts: Vec<(usize, [f64; 2])> = Vec::new();
+    for j in 0..64 {
+        for i in 0..64 {
+            let at = [
+                (f64::from(i) + 0.5) / 64.0 * widest,
+                (f64::from(j) + 0.5) / 64.0 * widest,
+            ];
+            let mut planner = ChunkPlanner::default();
+            planner.update(&[at], &config, 0);
+            counts.push((planner.wanted().len(), at));
+        }
+    }
+    let mut planner = ChunkPlanner::default();
+    planner.update(&[[0.0, 0.0]], &config, 0);
+    println!("view sizes: {} nodes at the origin", planner.wanted().len());
+    counts.sort_by_key(|c| c.0);
+    let (least, most) = (counts[0], counts[counts.len() - 1]);
+    let median = counts[counts.len() / 2].0;
+    let triangles =
+        |nodes: usize| nodes as f64 * 2.0 * f64::from(settings.layout.tiles).powi(2) / 1e6;
+    println!(
+        "view sizes, {:.0} m horizon, anchors over a {widest:.0} m node: {} nodes ({:.2} M triangles) at least, at ({:.0}, {:.0}); median {median} ({:.2} M); {} ({:.2} M) at most, at ({:.0}, {:.0})",
+        config.horizon,
+        least.0,
+        triangles(least.0),
+        least.1[0],
+        least.1[1],
+        triangles(median),
+        most.0,
+        triangles(most.0),
+        most.1[0],
+        most.1[1],
+    );
+    println!(
+        "RESULT {{\"config\": \"view sizes, lod default\", \"nodes_min\": {}, \"nodes_median\": {median}, \"nodes_max\": {}}}",
+        least.0, most.0
+    );
+}
+
 fn main() {
     let background = std::env::args().any(|arg| arg == "--background");
     if std::env::args().any(|arg| arg == "--planner") {
         // The planner alone, for quick iterations on it.
         print_planner_costs();
+        return;
+    }
+    if std::env::args().any(|arg| arg == "--view-sizes") {
+        print_view_sizes();
         return;
     }
     #[cfg(feature = "avian")]
@@ -788,6 +847,7 @@ fn main() {
         }
     }
     print_planner_costs();
+    print_view_sizes();
     #[cfg(feature = "avian")]
     print_physics_costs(background);
     print_edit_costs(background);
