@@ -613,18 +613,23 @@ enum Pattern {
     One,
 }
 
+/// The planner's view of `streaming` with the default layout (the plugin's own conversion is
+/// crate-private).
+fn planner_config(streaming: &BiomeWorldStreaming) -> LodConfig {
+    LodConfig {
+        layout: BiomeWorldSettings::default().layout,
+        detail_radius: f64::from(streaming.detail_radius),
+        horizon: f64::from(streaming.horizon),
+        hysteresis: f64::from(streaming.hysteresis),
+    }
+}
+
 /// The planner alone: 32 anchors spread over 20 km with `streaming`, each moving 5 units every
 /// call (300 u/s at 60 Hz), with a builder that has every build ready at once and takes every
 /// swap, the anchors moving as `pattern` says. Returns the cost per update after the first fill,
 /// and the chunks wanted.
 fn planner_cost(streaming: &BiomeWorldStreaming, pattern: Pattern) -> (PlannerCost, usize) {
-    let settings = BiomeWorldSettings::default();
-    let config = LodConfig {
-        layout: settings.layout,
-        detail_radius: f64::from(streaming.detail_radius),
-        horizon: f64::from(streaming.horizon),
-        hysteresis: f64::from(streaming.hysteresis),
-    };
+    let config = planner_config(streaming);
     let mut anchors: Vec<[f64; 2]> = (0..32)
         .map(|k| {
             let a = f64::from(k) * 2.4;
@@ -705,13 +710,7 @@ fn print_planner_costs() {
 /// quadtree is sampled.
 fn print_view_sizes() {
     let settings = BiomeWorldSettings::default();
-    let streaming = BiomeWorldStreaming::default();
-    let config = LodConfig {
-        layout: settings.layout,
-        detail_radius: f64::from(streaming.detail_radius),
-        horizon: f64::from(streaming.horizon),
-        hysteresis: f64::from(streaming.hysteresis),
-    };
+    let config = planner_config(&BiomeWorldStreaming::default());
     let widest = settings.layout.chunk_size() * f64::from(1u32 << config.top_level());
     let mut counts: Vec<(usize, [f64; 2])> = Vec::new();
     for j in 0..64 {

@@ -219,7 +219,8 @@ fn volume_panels(
     // highest, stretched to the panel's height.
     let row = n / 2;
     let z = zs[row * n];
-    let column_grounds: Vec<f64> = (0..n).map(|px| world.height_at(xs[px], z)).collect();
+    // The middle row's samples stand at exactly these columns.
+    let column_grounds = &grounds[row * n..(row + 1) * n];
     let low = column_grounds.iter().copied().fold(f64::INFINITY, f64::min) - 64.0;
     let high = column_grounds
         .iter()

@@ -279,6 +279,15 @@ pub(super) fn seed_offset(value: &mut i64) -> Field<'_> {
     }
 }
 
+/// An fBm node's shape, optional in presets.
+pub(super) fn shape(value: &mut Shape) -> Field<'_> {
+    Field {
+        name: "shape",
+        required: false,
+        value: FieldValue::Shape(value),
+    }
+}
+
 /// A clamp's floor and ceiling: each may go as far as the other, so the floor never passes the
 /// ceiling (when the other is out of range itself, the whole node range applies).
 fn floor_and_ceiling<'a>(low: &'a mut f64, high: &'a mut f64, visit: &mut dyn FnMut(Field<'_>)) {
@@ -409,11 +418,7 @@ impl Operation for Fbm {
             lacunarity: &mut self.lacunarity,
         }
         .visit(visit);
-        visit(Field {
-            name: "shape",
-            required: false,
-            value: FieldValue::Shape(&mut self.shape),
-        });
+        visit(shape(&mut self.shape));
     }
 
     fn bound(&self, _: &[Bounds], _: &DensityFunctions) -> Bounds {

@@ -10,8 +10,8 @@
 use std::sync::Arc;
 
 use super::field::{Evaluate, Inputs, NoiseTables};
-use super::ops::{FbmFields, Operation, number, optional, seed_offset, shaped_fbm_bound};
-use super::{Bounds, DensityFunctions, Field, FieldValue, Shape, Typical};
+use super::ops::{FbmFields, Operation, number, optional, seed_offset, shape, shaped_fbm_bound};
+use super::{Bounds, DensityFunctions, Field, Shape, Typical};
 use crate::batch::FbmParams;
 use crate::limits;
 use crate::noise3::{NOISE3_SCALE, Simplex3};
@@ -124,11 +124,7 @@ impl Operation for Fbm3 {
         }
         .visit(visit);
         visit(vertical(&mut self.vertical));
-        visit(Field {
-            name: "shape",
-            required: false,
-            value: FieldValue::Shape(&mut self.shape),
-        });
+        visit(shape(&mut self.shape));
     }
 
     fn bound(&self, _: &[Bounds], _: &DensityFunctions) -> Bounds {
