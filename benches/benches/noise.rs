@@ -419,6 +419,29 @@ fn world(c: &mut Criterion) {
                 .expect("the default layout is valid")
         });
     });
+    // With the `caves` preset's volume: the same chunks (volume chunks where its patches lie,
+    // the rest height fields), then every chunk a volume chunk (its mask 1 everywhere), the
+    // cost of a chunk inside a patch.
+    let caves = WorldSettings::from_ron(include_str!("../../assets/presets/caves.ron"))
+        .expect("the caves preset is valid");
+    let mut everywhere = caves.clone();
+    if let Some(volume) = everywhere.terrain.volume.as_mut() {
+        volume.mask = DensityNode::constant(1.0);
+    }
+    for (name, settings) in [
+        ("caves preset", caves),
+        ("caves preset, volume everywhere", everywhere),
+    ] {
+        let world = WorldGenerator::new(settings).expect("the caves preset is valid");
+        group.bench_function(format!("build_chunk 64x64, {name}"), |b| {
+            b.iter(|| {
+                k = (k + 1) % 64;
+                world
+                    .build_chunk(ChunkCoord::new(k % 8 - 4, k / 8 - 4), black_box(&layout))
+                    .expect("the default layout is valid")
+            });
+        });
+    }
     group.finish();
 
     // What a chunk costs the first time its river tile is needed: a new world each time (its

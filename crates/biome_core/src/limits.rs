@@ -42,6 +42,13 @@ pub const GROUND_REACH: f64 = 100_000.0;
 pub const VERTICAL: RangeInclusive<f64> = 0.01..=100.0;
 /// The radius of a `Tunnels` node, noise units.
 pub const TUNNEL_RADIUS: RangeInclusive<f64> = 0.0..=1.0;
+/// How far under and over the ground a world's volume reaches, world units
+/// (`terrain.volume.below` and `above`).
+pub const VOLUME_BAND: RangeInclusive<f64> = 0.0..=256.0;
+/// Samples along `y` a volume chunk may take per column: the band over the chunk's tile size
+/// ([`crate::coords::ChunkLayout::tile_size`]), so a fine layout cannot make a chunk cost
+/// without bound.
+pub const VOLUME_LAYERS: f64 = 512.0;
 /// Nodes in one density stack.
 pub const MAX_NODES: usize = 64;
 /// What every node of a density stack may give, wherever it is sampled: validation bounds

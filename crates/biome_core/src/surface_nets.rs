@@ -50,8 +50,22 @@ pub struct VolumeMesh {
     pub positions: Vec<[f64; 3]>,
     /// Unit normals, pointing out of the solid.
     pub normals: Vec<[f64; 3]>,
+    /// The grid cell (its low corner's sample, x y z) each vertex lies in.
+    pub cells: Vec<[usize; 3]>,
     /// Three vertex indices per triangle.
     pub indices: Vec<u32>,
+}
+
+/// Columns of cells (the cells sharing an x and a z) that each take one vertex given from
+/// outside ([`mesh_volume_merged`]): where a volume is a height field, the height field's
+/// vertex.
+#[derive(Clone, Copy, Debug)]
+pub struct MergedColumns<'a> {
+    /// Per column of cells, `i + (size[0] - 1) * k`, the vertex every cell of the column takes,
+    /// or `None` for a column meshed as usual.
+    pub vertices: &'a [Option<u32>],
+    /// The index the first vertex the mesher makes takes: the given vertices come before it.
+    pub first: u32,
 }
 
 /// Why a volume cannot be meshed.
@@ -66,6 +80,14 @@ pub enum SurfaceNetsError {
         size: [usize; 3],
         /// How many values it holds.
         values: usize,
+    },
+    /// The merged columns are not one per column of cells.
+    #[error("{given} merged columns given for a grid of {columns} columns of cells")]
+    Columns {
+        /// How many were given.
+        given: usize,
+        /// The grid's columns of cells.
+        columns: usize,
     },
     /// The owned edges reach outside the grid's cells (an edge needs the cells on both sides).
     #[error("owned edges {owned:?} must lie within 1..size-1 on every axis of {size:?}")]
@@ -168,12 +190,40 @@ fn outward_normal(v: &[f64; 8], local: [f64; 3]) -> [f64; 3] {
 ///
 /// # Errors
 /// A grid whose values do not match its sizes, or owned edges without cells on both sides.
-///
-/// # Panics
-/// Never: every cell around an edge the surface crosses holds a vertex (it contains the edge).
 pub fn mesh_volume(
     volume: &SampledVolume<'_>,
     owned: OwnedEdges,
+) -> Result<VolumeMesh, SurfaceNetsError> {
+    let columns = vec![None; (volume.size[0].max(1) - 1) * (volume.size[2].max(1) - 1)];
+    mesh_volume_merged(
+        volume,
+        owned,
+        MergedColumns {
+            vertices: &columns,
+            first: 0,
+        },
+    )
+}
+
+/// [`mesh_volume`] with the cells of `merged` columns taking their given vertex: a quad
+/// around a vertical edge between four merged columns is the two triangles a height field
+/// makes of that tile (split from `(i + 1, k)` to `(i, k + 1)`), quads around other edges of
+/// merged columns fold away, and every triangle left with a repeated vertex is dropped.
+/// Merging is a function of the samples alone, so grids that merge the columns they share
+/// alike still join exactly; vertices meeting at a merged one close up, so a closed surface
+/// stays closed. The mesh's positions, normals and cells are those of the vertices it makes,
+/// numbered from `merged.first`.
+///
+/// # Errors
+/// A grid whose values do not match its sizes, owned edges without cells on both sides, or
+/// merged columns that are not one per column of cells.
+///
+/// # Panics
+/// Never: every cell around an edge the surface crosses holds a vertex (it contains the edge).
+pub fn mesh_volume_merged(
+    volume: &SampledVolume<'_>,
+    owned: OwnedEdges,
+    merged: MergedColumns<'_>,
 ) -> Result<VolumeMesh, SurfaceNetsError> {
     let size = volume.size;
     let samples = size
@@ -190,19 +240,31 @@ pub fn mesh_volume(
         return Err(SurfaceNetsError::Owned { owned, size });
     }
     let cells = [size[0] - 1, size[1] - 1, size[2] - 1];
+    if merged.vertices.len() != cells[0] * cells[2] {
+        return Err(SurfaceNetsError::Columns {
+            given: merged.vertices.len(),
+            columns: cells[0] * cells[2],
+        });
+    }
     let cell_index = |i: usize, j: usize, k: usize| i + cells[0] * (k + cells[2] * j);
     let mut mesh = VolumeMesh::default();
     // The vertex of every cell a quad may use (those touching an owned edge), made once.
     let mut vertex_of = vec![u32::MAX; cells.iter().product()];
-    let mut vertex = |mesh: &mut VolumeMesh, i: usize, j: usize, k: usize| -> Option<u32> {
+    let mut vertex = |mesh: &mut VolumeMesh, [i, j, k]: [usize; 3]| -> (u32, bool) {
+        if let Some(given) = merged.vertices[i + cells[0] * k] {
+            return (given, true);
+        }
         let slot = &mut vertex_of[cell_index(i, j, k)];
         if *slot == u32::MAX {
-            let (position, normal) = volume.cell_vertex(i, j, k)?;
-            *slot = mesh.positions.len() as u32;
+            let (position, normal) = volume
+                .cell_vertex(i, j, k)
+                .expect("a cell around an edge the surface crosses is crossed");
+            *slot = merged.first + mesh.positions.len() as u32;
             mesh.positions.push(position);
             mesh.normals.push(normal);
+            mesh.cells.push([i, j, k]);
         }
-        Some(*slot)
+        (*slot, false)
     };
     for j in owned.from[1]..owned.to[1] {
         for k in owned.from[2]..owned.to[2] {
@@ -225,11 +287,17 @@ pub fn mesh_volume(
                         c
                     };
                     let around = [corner(1, 1), corner(0, 1), corner(0, 0), corner(1, 0)];
-                    let quad = around.map(|[ci, cj, ck]| {
-                        vertex(&mut mesh, ci, cj, ck)
-                            .expect("a cell around an edge the surface crosses is crossed")
-                    });
-                    push_quad(&mut mesh, quad, here);
+                    let corners = around.map(|cell| vertex(&mut mesh, cell));
+                    let quad = corners.map(|(index, _)| index);
+                    // Around a vertical edge the corners run (i-1, k-1), (i-1, k), (i, k),
+                    // (i, k-1): the height field's diagonal joins the second and fourth. A quad
+                    // with given vertices takes it too, so the split needs no given position.
+                    let split = if corners.iter().any(|&(_, given)| given) {
+                        Split::SecondFourth
+                    } else {
+                        Split::Shorter
+                    };
+                    push_quad(&mut mesh, quad, here, split, merged.first);
                 }
             }
         }
@@ -237,24 +305,44 @@ pub fn mesh_volume(
     Ok(mesh)
 }
 
+/// Which diagonal a quad is split along.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Split {
+    /// The shorter, a choice of the positions alone.
+    Shorter,
+    /// The one from the second corner to the fourth (in the quad's own order, whichever way it
+    /// faces).
+    SecondFourth,
+}
+
 /// Two triangles of `quad` (its corners in turn around the edge, counter-clockwise seen from
 /// the edge's far end), facing out of the solid: toward the far end when the near one is solid.
-/// The quad is split along its shorter diagonal, a choice of its positions alone.
-fn push_quad(mesh: &mut VolumeMesh, quad: [u32; 4], near_solid: bool) {
+/// Triangles with a repeated vertex (where merged columns fold a quad) are left out. The
+/// positions of vertices from `first` on are the mesh's own.
+fn push_quad(mesh: &mut VolumeMesh, quad: [u32; 4], near_solid: bool, split: Split, first: u32) {
     let [a, b, c, d] = if near_solid {
         quad
     } else {
         [quad[0], quad[3], quad[2], quad[1]]
     };
-    let p = |v: u32| mesh.positions[v as usize];
-    let distance2 = |m: [f64; 3], n: [f64; 3]| {
-        (0..3)
-            .map(|axis| (m[axis] - n[axis]) * (m[axis] - n[axis]))
-            .sum::<f64>()
+    let shorter_ac = || {
+        let p = |v: u32| mesh.positions[(v - first) as usize];
+        let distance2 = |m: [f64; 3], n: [f64; 3]| {
+            (0..3)
+                .map(|axis| (m[axis] - n[axis]) * (m[axis] - n[axis]))
+                .sum::<f64>()
+        };
+        distance2(p(a), p(c)) <= distance2(p(b), p(d))
     };
-    if distance2(p(a), p(c)) <= distance2(p(b), p(d)) {
-        mesh.indices.extend([a, b, c, a, c, d]);
+    let triangles = if split == Split::Shorter && shorter_ac() {
+        [[a, b, c], [a, c, d]]
     } else {
-        mesh.indices.extend([a, b, d, b, c, d]);
+        [[a, b, d], [b, c, d]]
+    };
+    for triangle in triangles {
+        let [p, q, r] = triangle;
+        if p != q && q != r && p != r {
+            mesh.indices.extend(triangle);
+        }
     }
 }

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use crate::check::{Check, Checked, SettingsError};
 use crate::climate::ClimateSettings;
 use crate::coords::clamp_coordinate;
-use crate::density::{DensityField, DensityFunctions, DensityNode, Shape};
+use crate::density::{DensityField, DensityFunctions, DensityNode, Shape, Space};
 use crate::limits;
 use crate::regions::{RegionGrid, RegionSettings};
 use crate::scratch::Scratch;
@@ -22,6 +22,57 @@ pub struct TerrainSettings {
     pub density: DensityNode,
     /// Metres (world units) per density unit.
     pub height_scale: f64,
+    /// Caves, overhangs and arches where a mask lets them be; none (`None`, the default)
+    /// leaves the height field alone everywhere.
+    pub volume: Option<VolumeSettings>,
+}
+
+/// 3D terrain ([`crate::density`]'s volumes) laid over the height field where a mask lets it be.
+///
+/// The world's solid at `(x, y, z)` is `g + t · (v - g)`, positive solid: `g = ground - y` is the
+/// height field as a volume, `v` is [`VolumeSettings::density`] there, and `t` is
+/// [`VolumeSettings::mask`] at `(x, z)` clamped to 0 to 1. Where `t` is 0, and outside the band
+/// from [`VolumeSettings::below`] under the ground to [`VolumeSettings::above`] over it, the
+/// world is the height field, exactly: chunks there stay height fields and pay nothing for the
+/// volume. A mask that falls to 0 smoothly joins the volume to the height field without a step.
+#[cfg_attr(feature = "bevy_reflect", derive(bevy_reflect::Reflect))]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct VolumeSettings {
+    /// The volume, positive solid: a stack evaluated at `(x, y, z)`, whose `Ground` node is
+    /// `ground - y` (see `assets/volumes/caves.ron`).
+    pub density: DensityNode,
+    /// Where the volume takes over: a height stack, read at `(x, z)` and clamped to 0 to 1.
+    pub mask: DensityNode,
+    /// How far under the ground the volume may reach (caves), world units.
+    pub below: f64,
+    /// How far over the ground the volume may reach (overhangs, arches), world units.
+    pub above: f64,
+}
+
+impl Default for VolumeSettings {
+    /// The height field again: ground everywhere, masked nowhere, within a band of 32 units
+    /// under the ground and 16 over it.
+    fn default() -> Self {
+        Self {
+            density: DensityNode::new(crate::density::Ground {}, []),
+            mask: DensityNode::constant(0.0),
+            below: 32.0,
+            above: 16.0,
+        }
+    }
+}
+
+impl VolumeSettings {
+    /// Checks both stacks (the density as a volume, the mask as a height stack) and the band.
+    pub(crate) fn check(&self, check: &mut Check, functions: &DensityFunctions) -> Checked {
+        self.density
+            .check_at(&check.field("density"), functions, Space::Volume)?;
+        self.mask
+            .check_at(&check.field("mask"), functions, Space::Height)?;
+        check.range_in("below", self.below, &limits::VOLUME_BAND, " world units")?;
+        check.range_in("above", self.above, &limits::VOLUME_BAND, " world units")
+    }
 }
 
 impl Default for TerrainSettings {
@@ -76,6 +127,7 @@ impl Default for TerrainSettings {
                 [DensityNode::new(Add {}, [land, mountains])],
             ),
             height_scale: 110.0,
+            volume: None,
         }
     }
 }
@@ -83,9 +135,17 @@ impl Default for TerrainSettings {
 impl TerrainSettings {
     /// Checks the height scale against the density stack's reach (`magnitude`, the largest
     /// value it can give): heights must stay within [`limits::HEIGHT`].
-    pub(crate) fn check(&self, check: &Check, magnitude: f64) -> Checked {
+    pub(crate) fn check(
+        &self,
+        check: &mut Check,
+        magnitude: f64,
+        functions: &DensityFunctions,
+    ) -> Checked {
         let scale = self.height_scale;
         check.range("height_scale", scale, &limits::HEIGHT_SCALE)?;
+        if let Some(volume) = &self.volume {
+            check.nested("volume", |check| volume.check(check, functions))?;
+        }
         let reach = magnitude * scale;
         let most = *limits::HEIGHT.end();
         if reach > most {
@@ -108,11 +168,99 @@ impl TerrainSettings {
 #[derive(Clone, Debug)]
 pub(crate) struct Terrain {
     pub(crate) density: DensityField,
+    /// The volume over the height field, where the settings have one.
+    pub(crate) volume: Option<VolumeField>,
     pub(crate) regions: RegionGrid,
     pub(crate) heat: Simplex,
     pub(crate) wet: Simplex,
     pub(crate) climate: ClimateSettings,
 }
+
+/// [`VolumeSettings`] compiled for one seed.
+#[derive(Clone, Debug)]
+pub(crate) struct VolumeField {
+    pub(crate) density: DensityField,
+    pub(crate) mask: DensityField,
+    pub(crate) below: f64,
+    pub(crate) above: f64,
+}
+
+impl VolumeField {
+    /// Whether height `y` lies in the band the volume may change over ground `ground`.
+    pub(crate) fn in_band(&self, y: f64, ground: f64) -> bool {
+        (ground - self.below..=ground + self.above).contains(&y)
+    }
+
+    /// The mask's value clamped to a share from 0 to 1.
+    pub(crate) fn share(mask: f64) -> f64 {
+        crate::tutorial::js_min(1.0, crate::tutorial::js_max(0.0, mask))
+    }
+
+    /// The world's solid in the band where the height field's is `plain` (`ground - y`), the
+    /// mask's share is `share` and the volume's value is `volume`.
+    pub(crate) fn blend(plain: f64, share: f64, volume: f64) -> f64 {
+        plain + share * (volume - plain)
+    }
+
+    /// Whether the ground at every `(xs[k], zs[k])`, `grounds[k]` high, is the height field's:
+    /// along the vertical line there, at every whole [`VOLUME_PROBE_STEP`] from the band's foot
+    /// to its top, the world is solid exactly where the height field is. What stands on the
+    /// ground (trees, scattered objects) stands only there, so none floats over a cave mouth or
+    /// stands inside an overhang.
+    pub(crate) fn leaves_ground(
+        &self,
+        xs: &[f64],
+        zs: &[f64],
+        grounds: &[f64],
+        sites: &dyn crate::density::Sites,
+    ) -> Vec<bool> {
+        let mut shares = Scratch::zeroed(xs.len());
+        self.mask.values(xs, zs, sites, &mut shares);
+        let steps = |reach: f64| (reach / VOLUME_PROBE_STEP).floor() as i64;
+        let heights: Vec<f64> = (-steps(self.below)..=steps(self.above))
+            .map(|k| k as f64 * VOLUME_PROBE_STEP)
+            .collect();
+        let probed: Vec<usize> = (0..xs.len())
+            .filter(|&k| Self::share(shares[k]) > 0.0)
+            .collect();
+        let mut leaves = vec![true; xs.len()];
+        if probed.is_empty() {
+            return leaves;
+        }
+        let mut points = [Vec::new(), Vec::new(), Vec::new(), Vec::new()];
+        for &k in &probed {
+            for &h in &heights {
+                let point = [xs[k], grounds[k] + h, zs[k], grounds[k]];
+                for (list, value) in points.iter_mut().zip(point) {
+                    list.push(value);
+                }
+            }
+        }
+        let mut volume = vec![0.0; points[0].len()];
+        let [px, py, pz, pg] = &points;
+        self.density.volume_values(
+            crate::density::VolumePoints {
+                xs: px,
+                ys: py,
+                zs: pz,
+                grounds: pg,
+            },
+            sites,
+            &mut volume,
+        );
+        for (&k, values) in probed.iter().zip(volume.chunks(heights.len().max(1))) {
+            let share = Self::share(shares[k]);
+            leaves[k] = (heights.iter().zip(values)).all(|(&h, &v)| {
+                let plain = -h;
+                (Self::blend(plain, share, v) > 0.0) == (plain > 0.0)
+            });
+        }
+        leaves
+    }
+}
+
+/// Apart along `y` the samples [`VolumeField::leaves_ground`] takes, world units.
+const VOLUME_PROBE_STEP: f64 = 0.5;
 
 impl Terrain {
     /// The terrain of `seed` with these settings (checked already).
@@ -128,6 +276,12 @@ impl Terrain {
     ) -> Result<Self, SettingsError> {
         Ok(Self {
             density: DensityField::compile(&terrain.density, seed, functions),
+            volume: terrain.volume.as_ref().map(|volume| VolumeField {
+                density: DensityField::compile(&volume.density, seed, functions).into_volume(),
+                mask: DensityField::compile(&volume.mask, seed, functions),
+                below: volume.below,
+                above: volume.above,
+            }),
             regions: RegionGrid::new(
                 seed + seed_offsets::SITES,
                 regions.cell_size,

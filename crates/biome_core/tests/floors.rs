@@ -35,9 +35,9 @@ const FLOORS: [&str; 26] = [
     // Consumers.
     "trees",
     "scatter",
+    "surface_nets",
     "chunk",
     "rays",
-    "surface_nets",
 ];
 
 fn sources(dir: &Path, found: &mut Vec<PathBuf>) {

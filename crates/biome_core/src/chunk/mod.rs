@@ -6,6 +6,8 @@
 //! sit at the same world coordinates in both chunks, and normals come from heights that include a
 //! one-tile apron, so edges match exactly in height, normal and colour.
 
+mod volume;
+
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::check::SettingsError;
@@ -148,12 +150,37 @@ impl WorldGenerator {
 impl ChunkLayout {
     /// [`ChunkLayout::validate`], and the layout's cost with `settings`: a chunk may hold at most
     /// [`limits::MAX_TREE_SPOTS`] tree spots (one per tree cell it touches), so wide chunks need
-    /// wider tree spacing.
+    /// wider tree spacing; with a terrain volume the style must be smooth and a chunk may sample
+    /// at most [`limits::VOLUME_LAYERS`] layers of its band.
     ///
     /// # Errors
     /// The layout field out of range, or `trees.spacing` too small for chunks this wide.
     pub fn validate_with(&self, settings: &WorldSettings) -> Result<(), SettingsError> {
         self.validate()?;
+        if let Some(volume) = &settings.terrain.volume {
+            if self.style != MeshStyle::Smooth {
+                return Err(SettingsError {
+                    field: "layout.style".to_owned(),
+                    reason: "must be Smooth with a terrain volume: flat tiles cannot show caves \
+                             or overhangs"
+                        .to_owned(),
+                });
+            }
+            let layers = (volume.below + volume.above) / self.tile_size;
+            if layers > limits::VOLUME_LAYERS {
+                return Err(SettingsError {
+                    field: "layout.tile_size".to_owned(),
+                    reason: format!(
+                        "must be at least {} with a terrain volume {} units deep, so a chunk \
+                         samples at most {} layers of it (got {})",
+                        (volume.below + volume.above) / limits::VOLUME_LAYERS,
+                        volume.below + volume.above,
+                        limits::VOLUME_LAYERS,
+                        self.tile_size
+                    ),
+                });
+            }
+        }
         let trees = &settings.trees;
         let across = self.chunk_size() / trees.spacing + 2.0;
         let spots = across * across;
@@ -246,6 +273,10 @@ pub struct ChunkData {
     pub min_height: f32,
     /// Highest vertex height.
     pub max_height: f32,
+    /// Whether the world's volume ([`crate::terrain::VolumeSettings`]) shapes the mesh: caves,
+    /// overhangs or arches that [`ChunkData::heights`] does not hold. Its first vertices are
+    /// still the height field's grid, and the volume's follow them.
+    pub volume: bool,
 }
 
 /// A water surface as a triangle list: positions relative to the node's origin, counter-clockwise
@@ -575,6 +606,7 @@ pub(crate) fn build(
         heights,
         min_height: f32::INFINITY,
         max_height: f32::NEG_INFINITY,
+        volume: false,
     };
     cancelled()?;
     // Central differences `step` grid points either way: one for the node's own spacing, two for
@@ -638,6 +670,10 @@ pub(crate) fn build(
                         .indices
                         .extend_from_slice(&[v00, v01, v10, v10, v01, v11]);
                 }
+            }
+            if node.level == 0 {
+                let detail = river_detail(generator, node.level, layout);
+                volume::carve(generator, &mut chunk, stitch, &cache, detail, cancel)?;
             }
         }
         MeshStyle::FlatTiles => {

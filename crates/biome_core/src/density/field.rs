@@ -233,10 +233,15 @@ impl DensityField {
         functions: &DensityFunctions,
     ) -> Result<Self, SettingsError> {
         root.validate_volume_with(functions)?;
-        Ok(Self {
+        Ok(Self::compile(root, seed, functions).into_volume())
+    }
+
+    /// A graph compiled by [`DensityField::compile`] after volume validation, as a volume.
+    pub(crate) fn into_volume(self) -> Self {
+        Self {
             volume: true,
-            ..Self::compile(root, seed, functions)
-        })
+            ..self
+        }
     }
 
     /// Compiles a graph that passed validation with `functions` (so its depth is bounded and

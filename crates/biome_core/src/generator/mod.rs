@@ -245,6 +245,11 @@ impl WorldGenerator {
         &self.terrain.density
     }
 
+    /// The compiled volume over the height field, where the settings have one.
+    pub(crate) fn volume(&self) -> Option<&crate::terrain::VolumeField> {
+        self.terrain.volume.as_ref()
+    }
+
     /// The region sites.
     #[must_use]
     pub fn regions(&self) -> &RegionGrid {
@@ -257,6 +262,29 @@ impl WorldGenerator {
     pub fn height_at(&self, x: f64, z: f64) -> f64 {
         let (x, z) = (clamp_coordinate(x), clamp_coordinate(z));
         self.terrain_value(x, z) * self.settings.terrain.height_scale
+    }
+
+    /// The world's solid at `(x, y, z)`, positive solid: `ground - y` with the ground at
+    /// [`WorldGenerator::height_at`], and the volume laid over it where the world has one
+    /// ([`crate::terrain::VolumeSettings`]): what full-detail chunks mesh. A NaN `y` reads as
+    /// 0, as NaN coordinates do.
+    #[must_use]
+    pub fn solid_at(&self, x: f64, y: f64, z: f64) -> f64 {
+        let (x, z) = (clamp_coordinate(x), clamp_coordinate(z));
+        let y = if y.is_nan() { 0.0 } else { y };
+        let ground = self.height_at(x, z);
+        let plain = ground - y;
+        let Some(volume) = self.volume() else {
+            return plain;
+        };
+        let sites = &self.terrain.regions;
+        let share = crate::terrain::VolumeField::share(volume.mask.value(x, z, sites));
+        if share == 0.0 || !volume.in_band(y, ground) {
+            return plain;
+        }
+        let height = crate::density::PointHeight { y, ground };
+        let value = volume.density.volume_value(x, z, height, sites);
+        crate::terrain::VolumeField::blend(plain, share, value)
     }
 
     /// The terrain's value at a point inside [`crate::limits::COORDINATE`]: the density stack's,
@@ -849,8 +877,10 @@ const SLOPE_STEP: f64 = 1.0;
 impl WorldGenerator {
     /// The ground at every `(xs[k], zs[k])` where something may stand on it: out of the sea,
     /// rivers and lakes, where `water` says with respect to beaches and banks (trees stand on
-    /// [`WaterRule::Dry`] ground), and no steeper than `max_slope_degrees` (measured a metre east
-    /// and south); `None` elsewhere. Trees and scattered objects both stand by it.
+    /// [`WaterRule::Dry`] ground), no steeper than `max_slope_degrees` (measured a metre east
+    /// and south), and where the world's volume leaves the ground as the height field
+    /// ([`crate::terrain::VolumeSettings`]); `None` elsewhere. Trees and scattered objects both
+    /// stand by it.
     pub(crate) fn standing_ground(
         &self,
         xs: &[f64],
@@ -891,10 +921,20 @@ impl WorldGenerator {
                 placed && !wet && (gx * gx + gz * gz).sqrt() <= max_gradient
             })
             .collect();
+        let mut holds = holds;
+        let here = Scratch::collect((0..xs.len()).map(|k| density[3 * k]));
+        if let Some(volume) = self.volume() {
+            let at: Vec<usize> = (0..xs.len()).filter(|&k| holds[k]).collect();
+            let pick = |values: &[f64]| Scratch::collect(at.iter().map(|&k| values[k]));
+            let grounds = Scratch::collect(at.iter().map(|&k| here[k] * height_scale));
+            let leaves = volume.leaves_ground(&pick(xs), &pick(zs), &grounds, cache);
+            for (&k, leaves) in at.iter().zip(leaves) {
+                holds[k] = leaves;
+            }
+        }
         let kept = |values: &[f64]| {
             Scratch::collect((0..xs.len()).filter(|&k| holds[k]).map(|k| values[k]))
         };
-        let here = Scratch::collect((0..xs.len()).map(|k| density[3 * k]));
         let temperature = self.temperatures(&kept(xs), &kept(zs), &kept(&here));
         let mut temperatures = temperature.iter();
         holds

@@ -171,7 +171,8 @@ impl WorldSettings {
                 .density
                 .check_at("terrain.density", &self.functions, Space::Height)?;
         check.nested("terrain", |check| {
-            self.terrain.check(check, density.magnitude())
+            self.terrain
+                .check(check, density.magnitude(), &self.functions)
         })?;
         check.nested("climate", |check| self.climate.check(check))?;
         let table_picks = matches!(self.biome_source, BiomeSource::Table);

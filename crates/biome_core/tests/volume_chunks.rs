@@ -1,0 +1,361 @@
+//! Volume chunks (`terrain.volume`): where the mask lets the volume change the ground, a chunk's
+//! mesh is made from the volume; elsewhere it stays the height field, bit for bit. The tests
+//! weld whole blocks of chunks by world position and look for open edges: a crack between two
+//! chunks, or a hole in a cave, is an edge only one triangle uses.
+
+use std::collections::HashMap;
+use std::sync::atomic::AtomicBool;
+
+use biome_core::density::DensityNode;
+use biome_core::terrain::VolumeSettings;
+use biome_core::{ChunkCoord, ChunkData, ChunkLayout, NodeCoord, Stitch};
+use biome_core::{WorldGenerator, WorldSettings};
+
+/// The `caves` preset: the default world with overhangs and tunnels in patches.
+fn caves() -> WorldSettings {
+    WorldSettings::from_ron(include_str!("../../../assets/presets/caves.ron")).unwrap()
+}
+
+/// The preset's mask: patches a few hundred units across, 0 between them.
+fn patches() -> DensityNode {
+    caves().terrain.volume.unwrap().mask
+}
+
+/// The `caves` world with `mask`, or without its volume.
+fn settings(mask: Option<DensityNode>) -> WorldSettings {
+    let mut settings = caves();
+    let volume = settings.terrain.volume.take().unwrap();
+    settings.terrain.volume = mask.map(|mask| VolumeSettings { mask, ..volume });
+    settings
+}
+
+fn world(mask: Option<DensityNode>) -> WorldGenerator {
+    WorldGenerator::new(settings(mask)).unwrap()
+}
+
+fn chunk(world: &WorldGenerator, x: i32, z: i32, stitch: Stitch) -> ChunkData {
+    world
+        .build_node(
+            NodeCoord::chunk(ChunkCoord { x, z }),
+            &ChunkLayout::default(),
+            stitch,
+            &AtomicBool::new(false),
+        )
+        .unwrap()
+}
+
+/// Vertices welded by their exact world position, and every triangle over them.
+struct Welded {
+    positions: Vec<[f64; 3]>,
+    triangles: Vec<[usize; 3]>,
+}
+
+fn weld(chunks: &[ChunkData]) -> Welded {
+    let mut ids: HashMap<[u64; 3], usize> = HashMap::new();
+    let mut welded = Welded {
+        positions: Vec::new(),
+        triangles: Vec::new(),
+    };
+    for chunk in chunks {
+        let id: Vec<usize> = (0..chunk.positions.len())
+            .map(|v| {
+                let p = chunk.world_position(v);
+                *ids.entry(p.map(f64::to_bits)).or_insert_with(|| {
+                    welded.positions.push(p);
+                    welded.positions.len() - 1
+                })
+            })
+            .collect();
+        for t in chunk.indices.chunks_exact(3) {
+            welded
+                .triangles
+                .push([id[t[0] as usize], id[t[1] as usize], id[t[2] as usize]]);
+        }
+    }
+    welded
+}
+
+/// The edges an odd number of triangles use: a closed surface has none.
+fn open_edges(welded: &Welded) -> Vec<[usize; 2]> {
+    let mut count: HashMap<[usize; 2], u32> = HashMap::new();
+    for &[a, b, c] in &welded.triangles {
+        for (p, q) in [(a, b), (b, c), (c, a)] {
+            *count.entry([p.min(q), p.max(q)]).or_default() += 1;
+        }
+    }
+    let mut open: Vec<[usize; 2]> = (count.into_iter())
+        .filter(|&(_, n)| n % 2 == 1)
+        .map(|(edge, _)| edge)
+        .collect();
+    open.sort_unstable();
+    open
+}
+
+/// The first block of 4 × 4 chunks along x holding volume chunks, height-field chunks, a
+/// volume chunk beside a height-field one and two volume chunks side by side.
+fn mixed_block(world: &WorldGenerator) -> (i32, Vec<ChunkData>) {
+    for block in 0..24 {
+        let x0 = 4 * block;
+        let chunks: Vec<ChunkData> = (0..16)
+            .map(|k| chunk(world, x0 + k % 4, k / 4, Stitch::NONE))
+            .collect();
+        let volume = |i: i32, j: i32| chunks[(j * 4 + i) as usize].volume;
+        let pairs: Vec<(bool, bool)> = (0..4)
+            .flat_map(|j| (0..3).flat_map(move |i| [((i, j), (i + 1, j)), ((j, i), (j, i + 1))]))
+            .map(|((a, b), (c, d))| (volume(a, b), volume(c, d)))
+            .collect();
+        if pairs.iter().any(|&(a, b)| a != b) && pairs.iter().any(|&(a, b)| a && b) {
+            return (x0, chunks);
+        }
+    }
+    panic!("no block of mixed chunks within 96 chunks of the origin");
+}
+
+/// Chunks of a volume world, welded, have open edges only around the block: every border
+/// between two volume chunks and between a volume chunk and a height-field one is closed, and so
+/// is every cave inside.
+#[test]
+fn volume_chunks_join_every_neighbour_exactly() {
+    let world = world(Some(patches()));
+    let (x0, chunks) = mixed_block(&world);
+    let made: usize = chunks
+        .iter()
+        .filter(|c| c.volume)
+        .map(|c| c.positions.len() - 65 * 65)
+        .sum();
+    assert!(made > 1000, "the volume makes {made} vertices of its own");
+    let welded = weld(&chunks);
+    let size = ChunkLayout::default().chunk_size();
+    let (min, max) = (
+        [f64::from(x0) * size, 0.0],
+        [f64::from(x0 + 4) * size, 4.0 * size],
+    );
+    // A vertex of a border column lies within half a tile of the border.
+    let half = ChunkLayout::default().tile_size / 2.0;
+    let on_rim = |p: [f64; 3]| {
+        [(p[0], min[0], max[0]), (p[2], min[1], max[1])]
+            .iter()
+            .any(|&(v, lo, hi)| (v - lo).abs() <= half || (v - hi).abs() <= half)
+    };
+    let open = open_edges(&welded);
+    let inner: Vec<_> = open
+        .iter()
+        .filter(|e| e.iter().any(|&v| !on_rim(welded.positions[v])))
+        .map(|e| e.map(|v| welded.positions[v]))
+        .collect();
+    assert!(
+        inner.is_empty(),
+        "open edges inside the block: {:?}",
+        &inner[..inner.len().min(5)]
+    );
+    assert!(!open.is_empty(), "the block's rim is open");
+}
+
+/// A height-field chunk beside a volume chunk is the chunk of a world without a volume, bit for
+/// bit, and a world whose mask is 0 everywhere builds every chunk as one without a volume.
+#[test]
+fn chunks_the_volume_leaves_are_the_height_field() {
+    let with = world(Some(patches()));
+    let (x0, chunks) = mixed_block(&with);
+    let without = world(None);
+    for (k, built) in chunks.iter().enumerate().filter(|(_, c)| !c.volume) {
+        let k = k as i32;
+        assert_eq!(*built, chunk(&without, x0 + k % 4, k / 4, Stitch::NONE));
+    }
+    let nowhere = world(Some(DensityNode::constant(0.0)));
+    for (x, z) in [(x0, 0), (x0 + 1, 2), (-7, 11)] {
+        assert_eq!(
+            chunk(&nowhere, x, z, Stitch::NONE),
+            chunk(&without, x, z, Stitch::NONE)
+        );
+    }
+}
+
+/// Along a side stitched to a coarser node a volume chunk's open edges are the height-field
+/// chunk's, so it meets the coarse node as that chunk does (`tests/lod.rs`), even where the
+/// volume reaches the side.
+#[test]
+fn a_stitched_volume_chunk_ends_on_the_height_field_edge() {
+    let with = world(Some(patches()));
+    let without = world(None);
+    let (x0, chunks) = mixed_block(&with);
+    // A volume chunk whose own vertices reach its rim.
+    let verts = 65;
+    let (k, _) = chunks
+        .iter()
+        .enumerate()
+        .find(|(_, c)| {
+            let welded = weld(std::slice::from_ref(c));
+            open_edges(&welded)
+                .iter()
+                .any(|e| e.iter().any(|&v| v >= verts * verts))
+        })
+        .expect("a volume chunk whose caves or overhangs reach its rim");
+    let (x, z) = (x0 + k as i32 % 4, k as i32 / 4);
+    let all = Stitch {
+        sides: [true; 4],
+        corners: [true; 4],
+    };
+    let open = |world: &WorldGenerator| {
+        let welded = weld(&[chunk(world, x, z, all)]);
+        let mut edges: Vec<[[u64; 3]; 2]> = open_edges(&welded)
+            .iter()
+            .map(|e| {
+                let mut pair = e.map(|v| welded.positions[v].map(f64::to_bits));
+                pair.sort_unstable();
+                pair
+            })
+            .collect();
+        edges.sort_unstable();
+        edges
+    };
+    let stitched = chunk(&with, x, z, all);
+    assert!(stitched.volume, "the stitched chunk is still a volume");
+    assert_eq!(open(&with), open(&without));
+}
+
+/// A volume chunk is the same bits however it is built: alone, after its neighbours, or from
+/// the density sampled for physics.
+#[test]
+fn volume_chunks_build_the_same_anywhere() {
+    let world = world(Some(patches()));
+    let (x0, chunks) = mixed_block(&world);
+    let (k, built) = chunks.iter().enumerate().find(|(_, c)| c.volume).unwrap();
+    let node = NodeCoord::chunk(ChunkCoord {
+        x: x0 + k as i32 % 4,
+        z: k as i32 / 4,
+    });
+    let layout = ChunkLayout::default();
+    let cancel = AtomicBool::new(false);
+    let density = world.node_density(node, &layout, &cancel).unwrap();
+    let again = world
+        .build_node_from(node, &layout, Stitch::NONE, &density, &cancel)
+        .unwrap();
+    assert_eq!(*built, again);
+    let fresh = self::world(Some(patches()));
+    let alone = fresh
+        .build_node(node, &layout, Stitch::NONE, &cancel)
+        .unwrap();
+    assert_eq!(*built, alone);
+}
+
+/// Settings that cannot mesh a volume are refused by path.
+#[test]
+fn volume_settings_are_checked_by_path() {
+    let refused = |change: &dyn Fn(&mut VolumeSettings)| {
+        let mut settings = settings(Some(patches()));
+        change(settings.terrain.volume.as_mut().unwrap());
+        settings.validate().unwrap_err().field
+    };
+    let under = |field: String, path: &str| {
+        assert!(field.starts_with(path), "{field} is not under {path}");
+    };
+    assert_eq!(refused(&|v| v.below = -1.0), "terrain.volume.below");
+    assert_eq!(refused(&|v| v.above = f64::NAN), "terrain.volume.above");
+    under(
+        refused(&|v| v.mask = DensityNode::new(biome_core::density::Ground {}, [])),
+        "terrain.volume.mask",
+    );
+    under(
+        refused(&|v| v.density = DensityNode::constant(1e9)),
+        "terrain.volume.density",
+    );
+    let mut flat = settings(Some(patches()));
+    let layout = ChunkLayout {
+        style: biome_core::MeshStyle::FlatTiles,
+        ..ChunkLayout::default()
+    };
+    assert_eq!(
+        layout.validate_with(&flat).unwrap_err().field,
+        "layout.style"
+    );
+    flat.terrain.volume.as_mut().unwrap().below = 256.0;
+    flat.terrain.volume.as_mut().unwrap().above = 256.0;
+    let fine = ChunkLayout {
+        tile_size: 0.5,
+        ..ChunkLayout::default()
+    };
+    assert_eq!(
+        fine.validate_with(&flat).unwrap_err().field,
+        "layout.tile_size"
+    );
+    let text = settings(Some(patches())).to_ron().unwrap();
+    assert_eq!(
+        WorldSettings::from_ron(&text).unwrap(),
+        settings(Some(patches()))
+    );
+}
+
+/// Every vertex the volume makes lies in a cell of the shifted lattice whose corners
+/// [`WorldGenerator::solid_at`] finds on both sides of the surface: the chunks mesh the world
+/// the point query reads.
+#[test]
+fn volume_vertices_lie_on_the_surface_the_query_reads() {
+    let world = world(Some(patches()));
+    let (_, chunks) = mixed_block(&world);
+    let ts = ChunkLayout::default().tile_size;
+    let (mut checked, mut on_faces) = (0, 0);
+    for chunk in chunks.iter().filter(|c| c.volume) {
+        for v in 65 * 65..chunk.positions.len() {
+            let p = chunk.world_position(v);
+            // Lines stand half a tile before the vertices; layers at whole tiles.
+            let cell = [p[0] / ts + 0.5, p[1] / ts, p[2] / ts + 0.5];
+            if cell.iter().any(|c| (c - c.round()).abs() < 1e-3) {
+                on_faces += 1;
+                continue;
+            }
+            let low = cell.map(f64::floor);
+            let solid: Vec<bool> = (0..8)
+                .map(|c| {
+                    let corner = |axis: usize| low[axis] + f64::from((c >> axis) & 1);
+                    let (x, y, z) = (
+                        (corner(0) - 0.5) * ts,
+                        corner(1) * ts,
+                        (corner(2) - 0.5) * ts,
+                    );
+                    world.solid_at(x, y, z) > 0.0
+                })
+                .collect();
+            assert!(
+                solid.contains(&true) && solid.contains(&false),
+                "vertex {p:?} lies in a cell the surface does not cross"
+            );
+            checked += 1;
+        }
+    }
+    assert!(
+        checked > 1000 && on_faces * 100 < checked,
+        "{checked} checked, {on_faces} on faces"
+    );
+}
+
+/// No tree stands over a hollow or inside rock the volume makes, and the volume keeps trees
+/// off ground it changes: a world with it has fewer.
+#[test]
+fn trees_stand_on_the_real_surface() {
+    let with = world(Some(patches()));
+    let without = world(None);
+    let (x0, _) = mixed_block(&with);
+    let size = ChunkLayout::default().chunk_size();
+    let (min, max) = (
+        [f64::from(x0) * size, 0.0],
+        [f64::from(x0 + 4) * size, 4.0 * size],
+    );
+    let trees = with.trees_in_rect(min, max);
+    assert!(trees.len() < without.trees_in_rect(min, max).len());
+    assert!(!trees.is_empty());
+    for tree in &trees {
+        let [x, y, z] = tree.position;
+        assert!(
+            with.solid_at(x, y - 0.5, z) > 0.0,
+            "tree at {x}, {z} stands over a hollow"
+        );
+        for h in 1..8 {
+            let above = y + 0.5 * f64::from(h);
+            assert!(
+                with.solid_at(x, above, z) <= 0.0,
+                "tree at {x}, {z} stands in rock"
+            );
+        }
+    }
+}
