@@ -147,7 +147,7 @@ pub use terrain::{
     BiomeWorldStats, ChunkDespawned, ChunkFade, ChunkFailed, ChunkGround, ChunkReplaced,
     ChunkSpawned, HorizonView, MAX_SPLAT_LAYERS, OwnTerrainMaterial, OwnTerrainMaterialPlugin,
     SplatError, SplatLayer, SplatTint, SteepSplat, TerrainMaterial, TerrainMaterials,
-    TerrainSplatting, TerrainSurface,
+    TerrainSplatting, TerrainSurface, VolumeGround,
 };
 pub use trees::{BiomeForest, BiomeTree, BiomeTreesPlugin, TreeModel, TreeModels, TreeSize};
 

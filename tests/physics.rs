@@ -1066,3 +1066,73 @@ fn an_edit_rebuilds_the_colliders_it_reaches_and_rays_meet_it() {
     assert!((hit - 40.0).abs() < 1e-3, "{hit}");
     assert_rays_meet_the_ground(&mut app, &mut Rng(5), chunk, 20.0, 30.0);
 }
+
+/// In the `caves` world a ball dropped over a cave mouth falls into it, under the height field:
+/// where the volume shapes a chunk, its collider is a triangle mesh of what the chunk draws,
+/// not the heightfield.
+#[test]
+fn a_ball_falls_into_a_cave_mouth() {
+    let caves = WorldSettings::from_ron(include_str!("../assets/presets/caves.ron")).unwrap();
+    let world = WorldGenerator::new(caves.clone()).unwrap();
+    // Hollow from 3 units over the height field to 3 units under it over a 3 × 3 square: a
+    // mouth open to the sky and wider than the mesh's 2-unit lattice.
+    let hollow = |x: f64, z: f64| {
+        world.height_at(x, z) > 4.0
+            && (0..=2).all(|i| {
+                (0..=2).all(|j| {
+                    let (px, pz) = (x - 1.5 + 1.5 * f64::from(i), z - 1.5 + 1.5 * f64::from(j));
+                    let under = world.height_at(px, pz);
+                    (-6..=6).all(|d| world.solid_at(px, under - 0.5 * f64::from(d), pz) <= 0.0)
+                })
+            })
+    };
+    let mouth = (0..400)
+        .flat_map(|j| (0..400).map(move |i| [i, j].map(|k| 10.0 * f64::from(k) - 2000.0)))
+        .map(|[x, z]| (x, z))
+        .find(|&(x, z)| hollow(x, z))
+        .expect("a cave mouth within 2 km of the origin");
+    let mut app = app(
+        BiomeColliderSettings {
+            radius: 16.0,
+            ..default()
+        },
+        little_terrain(),
+    );
+    app.world_mut()
+        .resource_mut::<BiomeWorldSettings>()
+        .generator = caves;
+    let radius = 0.4;
+    let (x, z) = (mouth.0 as f32, mouth.1 as f32);
+    let drop = world.height_at(mouth.0, mouth.1) as f32;
+    let ball = app
+        .world_mut()
+        .spawn((
+            BiomeWorldCollider,
+            RigidBody::Static,
+            Collider::sphere(radius),
+            Transform::from_xyz(x, drop + 2.0, z),
+        ))
+        .id();
+    settle(&mut app);
+    release(&mut app, &[ball]);
+    // Four seconds: it drops through the mouth and rolls on along the cave, under the height
+    // field (which a heightfield collider would hold it over) and over the volume band's foot
+    // (never through the world).
+    let (mut lowest, mut deepest) = (f32::INFINITY, f32::INFINITY);
+    for _ in 0..240 {
+        app.update();
+        let p = app.world().get::<Transform>(ball).unwrap().translation;
+        let over = world.height_at(f64::from(p.x), f64::from(p.z)) as f32;
+        lowest = lowest.min(p.y);
+        deepest = deepest.min(p.y - over);
+    }
+    assert!(
+        deepest < -1.0 && lowest > drop - 32.0,
+        "the ball dropped over the mouth at ({x}, {z}) from {drop} came at most {deepest} under \
+         the height field, and {lowest} at its lowest"
+    );
+    eprintln!(
+        "the ball dropped over the mouth at ({x}, {z}) from {drop} came {deepest} under the \
+         height field"
+    );
+}

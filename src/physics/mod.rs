@@ -4,7 +4,10 @@
 //!
 //! Each chunk's ground is a heightfield of its vertex grid ([`biome_core::HeightGrid`]), the
 //! same heights and the same triangles as the level-0 mesh and [`crate::BiomeWorld::ground_height_at`],
-//! so a body rests where the ground is drawn and queried, seams and corners included. The
+//! so a body rests where the ground is drawn and queried, seams and corners included. Where the
+//! world's volume shapes a chunk (caves, overhangs: `terrain.volume`), its ground is a triangle
+//! mesh of the full-detail surface instead, so a body walks into a cave mouth and under an
+//! overhang. The
 //! chunks stream as a kind of the terrain's streamer, with full detail out to
 //! [`BiomeColliderSettings::radius`]: colliders near a collider entity are built off the main
 //! thread (each frame their builds start before the terrain's), and inserted within a
@@ -56,7 +59,8 @@ use bevy::prelude::*;
 use biome_core::SettingsError;
 use biome_core::check::Check;
 use biome_core::{
-    ChunkCoord, ChunkError, ChunkLayout, HeightGrid, NodeCoord, TreeInstance, WorldGenerator,
+    ChunkCoord, ChunkError, ChunkLayout, HeightGrid, NodeCoord, Stitch, TreeInstance,
+    WorldGenerator,
 };
 
 pub use plugin::{BiomeWorldPhysicsPlugin, BiomeWorldPhysicsSystems};
@@ -65,7 +69,7 @@ use crate::areas::{self, GroundHolder};
 use crate::settings::BiomeWorldState;
 use crate::stream::{BuildKey, KindDiagnostics, LodConfig, StreamKind};
 use crate::terrain::share::{DensityShare, DensitySlot, DensityUser};
-use crate::terrain::{BiomeChunk, ChunkGround};
+use crate::terrain::{BiomeChunk, ChunkGround, VolumeGround};
 use crate::trees::TreeSizes;
 
 /// Colliders are kept around entities with this: the player, rigid bodies that must stand on
@@ -301,9 +305,13 @@ impl StreamKind for ColliderKind {
             state.settings().layout,
             state.generation(),
         );
+        // A volume world's colliders are the unstitched full-detail mesh, which a drawn
+        // chunk stitched to a coarser node does not hold: they build it from the density.
+        let volume = generator.settings().terrain.volume.is_some();
         let drawn = self.drawn.get_or_insert_with(|| world.query());
         let source = match drawn.iter(world).find(|(chunk, _)| {
-            chunk.generation == generation
+            !volume
+                && chunk.generation == generation
                 && chunk.revision == key.revision
                 && chunk.node == key.node
         }) {
@@ -421,18 +429,40 @@ fn build_colliders(
             let density = slot.get_or_sample(DensityUser::Colliders, || {
                 generator.node_density(node, layout, cancel)
             })?;
-            let heights = density.heights();
-            let trees = if trunks.is_some() {
-                let (min, size) = (heights.origin, layout.chunk_size());
-                generator
-                    .trees_in_rect(min, [min[0] + size, min[1] + size])
-                    .iter()
-                    .map(|tree| tree.relative_to(min))
-                    .collect()
+            if generator.settings().terrain.volume.is_some() {
+                // The chunk's own mesh, where the volume shapes it, and its trees.
+                let chunk =
+                    generator.build_node_from(node, layout, Stitch::NONE, &density, cancel)?;
+                ChunkGround {
+                    volume: chunk.volume.then_some(VolumeGround {
+                        positions: chunk.positions,
+                        indices: chunk.indices,
+                    }),
+                    heights: chunk.heights,
+                    trees: if trunks.is_some() {
+                        chunk.trees
+                    } else {
+                        Vec::new()
+                    },
+                }
             } else {
-                Vec::new()
-            };
-            ChunkGround { heights, trees }
+                let heights = density.heights();
+                let trees = if trunks.is_some() {
+                    let (min, size) = (heights.origin, layout.chunk_size());
+                    generator
+                        .trees_in_rect(min, [min[0] + size, min[1] + size])
+                        .iter()
+                        .map(|tree| tree.relative_to(min))
+                        .collect()
+                } else {
+                    Vec::new()
+                };
+                ChunkGround {
+                    heights,
+                    trees,
+                    volume: None,
+                }
+            }
         }
     };
     let transform = heightfield_transform(&ground.heights);
@@ -448,8 +478,12 @@ fn build_colliders(
             transform: Transform::from_translation(origin - transform.translation),
         }
     });
+    let shape = match &ground.volume {
+        Some(volume) => trimesh(volume, &ground.heights, &transform),
+        None => heightfield(&ground.heights),
+    };
     Ok(BuiltColliders {
-        ground: heightfield(&ground.heights),
+        ground: shape,
         transform,
         trunks,
     })
@@ -468,6 +502,24 @@ fn heightfield(grid: &HeightGrid) -> Collider {
         heights,
         Vec3::new(size, 1.0, size),
     ))
+}
+
+/// A triangle mesh of a chunk's `volume` surface, for an entity at `transform` (where its
+/// heightfield of `grid` would go).
+fn trimesh(volume: &VolumeGround, grid: &HeightGrid, transform: &Transform) -> Collider {
+    let origin = Vec3::new(grid.origin[0] as f32, 0.0, grid.origin[1] as f32);
+    let offset = origin - transform.translation;
+    let vertices = volume
+        .positions
+        .iter()
+        .map(|&p| Vec3::from_array(p) + offset)
+        .collect();
+    let triangles = volume
+        .indices
+        .chunks_exact(3)
+        .map(|t| [t[0], t[1], t[2]])
+        .collect();
+    Collider::trimesh(vertices, triangles)
 }
 
 /// Where the entity of [`heightfield`]`(grid)` goes.

@@ -101,6 +101,22 @@ pub struct ChunkGround {
     pub heights: HeightGrid,
     /// The trees standing on it, relative to the chunk's origin.
     pub trees: Vec<TreeInstance>,
+    /// The drawn surface where the world's volume shapes the chunk (caves, overhangs: see
+    /// [`biome_core::terrain::VolumeSettings`]), which `heights` cannot hold: build a triangle
+    /// mesh shape from it instead. `None` where the ground is the height field.
+    pub volume: Option<VolumeGround>,
+}
+
+/// A chunk's surface as triangles, where the world's volume shapes it ([`ChunkGround::volume`]):
+/// the drawn mesh's positions and triangles (along a side stitched to a coarser node, its edge
+/// follows that node's, as drawn).
+#[derive(Reflect, Clone, Debug, Default, PartialEq)]
+#[reflect(Default, Debug, Clone, PartialEq)]
+pub struct VolumeGround {
+    /// Vertex positions relative to the chunk's origin ([`HeightGrid::origin`], height 0).
+    pub positions: Vec<[f32; 3]>,
+    /// Three indices into `positions` per triangle, counter-clockwise seen from outside.
+    pub indices: Vec<u32>,
 }
 
 /// Marks the water surface of a chunk that reaches below sea level.
@@ -349,6 +365,10 @@ impl StreamKind for TerrainKind {
             let ground = (key.node.level == 0).then(|| ChunkGround {
                 heights: data.heights,
                 trees: trees.clone(),
+                volume: data.volume.then_some(VolumeGround {
+                    positions: data.positions,
+                    indices: data.indices,
+                }),
             });
             Ok(BuiltNode {
                 mesh,
