@@ -202,11 +202,12 @@ impl VolumeField {
         plain + share * (volume - plain)
     }
 
-    /// Whether the ground at every `(xs[k], zs[k])`, `grounds[k]` high, is the height field's:
-    /// along the vertical line there, at every whole [`VOLUME_PROBE_STEP`] from the band's foot
-    /// to its top, the world is solid exactly where the height field is. What stands on the
-    /// ground (trees, scattered objects) stands only there, so none floats over a cave mouth or
-    /// stands inside an overhang.
+    /// Whether the ground at every `(xs[k], zs[k])`, `grounds[k]` high, is the height field's
+    /// where something standing on it reaches: along the vertical line there, at every whole
+    /// [`VOLUME_PROBE_STEP`] from [`PROBE_UNDER`] under the ground to [`PROBE_OVER`] over it
+    /// (within the band), the world is solid exactly where the height field is. What stands on
+    /// the ground (trees, scattered objects) stands only there, so none floats over a cave mouth
+    /// or grows into an overhang; a cave deeper down does not matter to it.
     pub(crate) fn leaves_ground(
         &self,
         xs: &[f64],
@@ -217,7 +218,8 @@ impl VolumeField {
         let mut shares = Scratch::zeroed(xs.len());
         self.mask.values(xs, zs, sites, &mut shares);
         let steps = |reach: f64| (reach / VOLUME_PROBE_STEP).floor() as i64;
-        let heights: Vec<f64> = (-steps(self.below)..=steps(self.above))
+        let heights: Vec<f64> = (-steps(self.below.min(PROBE_UNDER))
+            ..=steps(self.above.min(PROBE_OVER)))
             .map(|k| k as f64 * VOLUME_PROBE_STEP)
             .collect();
         let probed: Vec<usize> = (0..xs.len())
@@ -261,6 +263,10 @@ impl VolumeField {
 
 /// Apart along `y` the samples [`VolumeField::leaves_ground`] takes, world units.
 const VOLUME_PROBE_STEP: f64 = 0.5;
+/// How far under the ground [`VolumeField::leaves_ground`] looks for a hollow, world units.
+const PROBE_UNDER: f64 = 2.0;
+/// How far over the ground it looks for rock: the height of a tall tree, world units.
+const PROBE_OVER: f64 = 12.0;
 
 impl Terrain {
     /// The terrain of `seed` with these settings (checked already).

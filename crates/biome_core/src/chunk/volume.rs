@@ -84,27 +84,34 @@ pub(super) fn carve(
     let top = ((high + volume.above) / ts).ceil() as i64 + 1;
     let layers = (top - bottom + 1) as usize;
     let y = |j: usize| (bottom + j as i64) as f64 * ts;
-    let index = |a: usize, j: usize, b: usize| a + lines * (b + lines * j);
-    let mut values = vec![0.0; lines * lines * layers];
+    // Sample (a, j, b) at a + lines · (b + lines · j): line n = a + lines · b, layer j.
+    let area = lines * lines;
+    let mut values = Vec::with_capacity(area * layers);
     for j in 0..layers {
-        for (n, &ground) in grounds.iter().enumerate() {
-            values[index(n % lines, j, n / lines)] = ground - y(j);
-        }
+        values.extend(grounds.iter().map(|&ground| ground - y(j)));
     }
 
     // The volume where it may differ: lines with a share, heights in their band.
     // Each point's place in `values`, and its line's share.
-    let mut at: Vec<(usize, f64)> = Vec::new();
-    let mut points = [Vec::new(), Vec::new(), Vec::new(), Vec::new()];
+    let band = ((volume.below + volume.above) / ts) as usize + 3;
+    let shared = shares.iter().filter(|&&t| t > 0.0).count();
+    let mut at: Vec<(usize, f64)> = Vec::with_capacity(shared * band);
+    let [mut px, mut py, mut pz, mut pg] =
+        std::array::from_fn(|_| Vec::with_capacity(shared * band));
     for (n, (&share, &ground)) in shares.iter().zip(grounds.iter()).enumerate() {
         if share == 0.0 {
             continue;
         }
-        for j in (0..layers).filter(|&j| volume.in_band(y(j), ground)) {
-            at.push((index(n % lines, j, n / lines), share));
-            for (list, value) in points.iter_mut().zip([xs[n], y(j), zs[n], ground]) {
-                list.push(value);
-            }
+        // The band's layers, a layer wider each way before the exact test.
+        let layer = |h: f64| (h / ts).floor() as i64 - bottom;
+        let from = (layer(ground - volume.below) - 1).max(0) as usize;
+        let to = ((layer(ground + volume.above) + 2).max(0) as usize).min(layers);
+        for j in (from..to).filter(|&j| volume.in_band(y(j), ground)) {
+            at.push((n + area * j, share));
+            px.push(xs[n]);
+            py.push(y(j));
+            pz.push(zs[n]);
+            pg.push(ground);
         }
     }
     let mut solid = vec![0.0; at.len()];
@@ -115,10 +122,10 @@ pub(super) fn carve(
         std::thread::yield_now();
         let end = (start + CANCEL_BLOCK).min(at.len());
         let block = VolumePoints {
-            xs: &points[0][start..end],
-            ys: &points[1][start..end],
-            zs: &points[2][start..end],
-            grounds: &points[3][start..end],
+            xs: &px[start..end],
+            ys: &py[start..end],
+            zs: &pz[start..end],
+            grounds: &pg[start..end],
         };
         volume
             .density
@@ -129,13 +136,12 @@ pub(super) fn carve(
     }
 
     // A line is plain where every sample has the height field's sign.
-    let plain_line = |a: usize, b: usize| {
-        let ground = grounds[a + lines * b];
-        (0..layers).all(|j| (values[index(a, j, b)] > 0.0) == (ground - y(j) > 0.0))
-    };
-    let plain: Vec<bool> = (0..lines * lines)
-        .map(|n| plain_line(n % lines, n / lines))
-        .collect();
+    let mut plain = vec![true; area];
+    for (j, layer) in values.chunks_exact(area).enumerate() {
+        for ((plain, &value), &ground) in plain.iter_mut().zip(layer).zip(grounds.iter()) {
+            *plain &= (value > 0.0) == (ground - y(j) > 0.0);
+        }
+    }
     let verts = lines - 1;
     let last = verts - 1;
     let stitched = |a: usize, b: usize| {
