@@ -27,8 +27,8 @@
 //! second of terraforming (a brush stroke every frame), frames paced at 60 Hz: how many frames
 //! until each change is on screen, how many nodes it rebuilt, and the main-thread time.
 //! The flights start at the origin, where the default view needs fewest nodes; it also prints
-//! how many it holds wherever its anchor stands (least, median, most, from the planner alone;
-//! `-- --view-sizes` prints only that).
+//! how many it holds wherever its anchor stands (least, median, most, from the planner alone),
+//! and the same with a 32 km horizon (`-- --view-sizes` prints only those).
 
 use std::time::{Duration, Instant};
 
@@ -705,12 +705,23 @@ fn print_planner_costs() {
     }
 }
 
-/// How many nodes the default view holds wherever its one anchor stands: a fresh planner's
-/// wanted set at anchors on a 64 × 64 lattice over the widest node, so every alignment to the
-/// quadtree is sampled.
+/// How many nodes the default view holds wherever its one anchor stands, with its 8 km horizon
+/// and with 32 km.
 fn print_view_sizes() {
+    for horizon in [8192.0, 32768.0] {
+        print_view_size(BiomeWorldStreaming {
+            horizon,
+            ..default()
+        });
+    }
+}
+
+/// How many nodes `streaming` holds wherever its one anchor stands: a fresh planner's wanted
+/// set at anchors on a 64 × 64 lattice over the widest node, so every alignment to the
+/// quadtree is sampled.
+fn print_view_size(streaming: BiomeWorldStreaming) {
     let settings = BiomeWorldSettings::default();
-    let config = planner_config(&BiomeWorldStreaming::default());
+    let config = planner_config(&streaming);
     let widest = settings.layout.chunk_size() * f64::from(1u32 << config.top_level());
     let mut counts: Vec<(usize, [f64; 2])> = Vec::new();
     for j in 0..64 {
@@ -746,8 +757,8 @@ fn print_view_sizes() {
         most.1[1],
     );
     println!(
-        "RESULT {{\"config\": \"view sizes, lod default\", \"nodes_min\": {}, \"nodes_median\": {median}, \"nodes_max\": {}}}",
-        least.0, most.0
+        "RESULT {{\"config\": \"view sizes, {:.0} m horizon\", \"nodes_min\": {}, \"nodes_median\": {median}, \"nodes_max\": {}}}",
+        config.horizon, least.0, most.0
     );
 }
 
