@@ -305,15 +305,17 @@ impl StreamKind for ColliderKind {
             state.settings().layout,
             state.generation(),
         );
-        // A volume world's colliders are the unstitched full-detail mesh, which a drawn
-        // chunk stitched to a coarser node does not hold: they build it from the density.
-        let volume = generator.settings().terrain.volume.is_some();
+        // In a volume world a collider is the unstitched full-detail mesh, which a drawn chunk
+        // stitched to a coarser node does not hold: only an unstitched one lends its ground.
+        let lends = |stitch: Stitch| {
+            stitch == Stitch::NONE || generator.settings().terrain.volume.is_none()
+        };
         let drawn = self.drawn.get_or_insert_with(|| world.query());
         let source = match drawn.iter(world).find(|(chunk, _)| {
-            !volume
-                && chunk.generation == generation
+            chunk.generation == generation
                 && chunk.revision == key.revision
                 && chunk.node == key.node
+                && lends(chunk.stitch)
         }) {
             Some((_, ground)) => {
                 self.reused += 1;
@@ -478,10 +480,11 @@ fn build_colliders(
             transform: Transform::from_translation(origin - transform.translation),
         }
     });
-    let shape = match &ground.volume {
-        Some(volume) => trimesh(volume, &ground.heights, &transform),
-        None => heightfield(&ground.heights),
-    };
+    let shape = ground
+        .volume
+        .as_ref()
+        .and_then(|volume| trimesh(volume, &ground.heights, &transform))
+        .unwrap_or_else(|| heightfield(&ground.heights));
     Ok(BuiltColliders {
         ground: shape,
         transform,
@@ -505,8 +508,8 @@ fn heightfield(grid: &HeightGrid) -> Collider {
 }
 
 /// A triangle mesh of a chunk's `volume` surface, for an entity at `transform` (where its
-/// heightfield of `grid` would go).
-fn trimesh(volume: &VolumeGround, grid: &HeightGrid, transform: &Transform) -> Collider {
+/// heightfield of `grid` would go); `None` for a surface parry refuses (one without triangles).
+fn trimesh(volume: &VolumeGround, grid: &HeightGrid, transform: &Transform) -> Option<Collider> {
     let origin = Vec3::new(grid.origin[0] as f32, 0.0, grid.origin[1] as f32);
     let offset = origin - transform.translation;
     let vertices = volume
@@ -519,7 +522,7 @@ fn trimesh(volume: &VolumeGround, grid: &HeightGrid, transform: &Transform) -> C
         .chunks_exact(3)
         .map(|t| [t[0], t[1], t[2]])
         .collect();
-    Collider::trimesh(vertices, triangles)
+    Collider::try_trimesh(vertices, triangles).ok()
 }
 
 /// Where the entity of [`heightfield`]`(grid)` goes.

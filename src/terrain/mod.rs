@@ -108,8 +108,10 @@ pub struct ChunkGround {
 }
 
 /// A chunk's surface as triangles, where the world's volume shapes it ([`ChunkGround::volume`]):
-/// the drawn mesh's positions and triangles (along a side stitched to a coarser node, its edge
-/// follows that node's, as drawn).
+/// the drawn mesh's positions and triangles. Along a side stitched to a coarser node
+/// ([`BiomeChunk::stitch`]) its edge follows that node's, as drawn, so it differs there from the
+/// chunk's own full-detail surface (which the plugin's colliders take, rebuilding such a chunk
+/// unstitched); shapes from neighbouring unstitched chunks join exactly.
 #[derive(Reflect, Clone, Debug, Default, PartialEq)]
 #[reflect(Default, Debug, Clone, PartialEq)]
 pub struct VolumeGround {

@@ -45,9 +45,9 @@ pub const TUNNEL_RADIUS: RangeInclusive<f64> = 0.0..=1.0;
 /// How far under and over the ground a world's volume reaches, world units
 /// (`terrain.volume.below` and `above`).
 pub const VOLUME_BAND: RangeInclusive<f64> = 0.0..=256.0;
-/// Samples along `y` a volume chunk may take per column: the band over the chunk's tile size
-/// ([`crate::coords::ChunkLayout::tile_size`]), so a fine layout cannot make a chunk cost
-/// without bound.
+/// Layers of a world's volume band (`terrain.volume.below` plus `above`, over the chunk's
+/// [`crate::coords::ChunkLayout::tile_size`]) a chunk may sample, so a fine layout cannot make
+/// every line of a chunk cost without bound. A chunk's grid also spans its own relief.
 pub const VOLUME_LAYERS: f64 = 512.0;
 /// Nodes in one density stack.
 pub const MAX_NODES: usize = 64;

@@ -219,7 +219,8 @@ pub fn mesh_volume(
 /// merged columns that are not one per column of cells.
 ///
 /// # Panics
-/// Never: every cell around an edge the surface crosses holds a vertex (it contains the edge).
+/// If `merged.first` plus the vertices made passes `u32::MAX`; otherwise never (every cell
+/// around an edge the surface crosses holds a vertex: it contains the edge).
 pub fn mesh_volume_merged(
     volume: &SampledVolume<'_>,
     owned: OwnedEdges,
@@ -259,7 +260,10 @@ pub fn mesh_volume_merged(
             let (position, normal) = volume
                 .cell_vertex(i, j, k)
                 .expect("a cell around an edge the surface crosses is crossed");
-            *slot = merged.first + mesh.positions.len() as u32;
+            *slot = u32::try_from(mesh.positions.len())
+                .ok()
+                .and_then(|made| merged.first.checked_add(made))
+                .expect("vertex indices fit in u32");
             mesh.positions.push(position);
             mesh.normals.push(normal);
             mesh.cells.push([i, j, k]);

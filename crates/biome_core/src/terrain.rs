@@ -191,9 +191,9 @@ impl VolumeField {
         (ground - self.below..=ground + self.above).contains(&y)
     }
 
-    /// The mask's value clamped to a share from 0 to 1.
+    /// The mask's value clamped to a share from 0 to 1 (NaN gives 0: no volume).
     pub(crate) fn share(mask: f64) -> f64 {
-        crate::tutorial::js_min(1.0, crate::tutorial::js_max(0.0, mask))
+        if mask > 0.0 { mask.min(1.0) } else { 0.0 }
     }
 
     /// The world's solid in the band where the height field's is `plain` (`ground - y`), the
@@ -204,7 +204,7 @@ impl VolumeField {
 
     /// Whether the ground at every `(xs[k], zs[k])`, `grounds[k]` high, is the height field's
     /// where something standing on it reaches: along the vertical line there, at every whole
-    /// [`VOLUME_PROBE_STEP`] from [`PROBE_UNDER`] under the ground to [`PROBE_OVER`] over it
+    /// [`PROBE_STEP`] from [`PROBE_UNDER`] under the ground to [`PROBE_OVER`] over it
     /// (within the band), the world is solid exactly where the height field is. What stands on
     /// the ground (trees, scattered objects) stands only there, so none floats over a cave mouth
     /// or grows into an overhang; a cave deeper down does not matter to it.
@@ -217,10 +217,10 @@ impl VolumeField {
     ) -> Vec<bool> {
         let mut shares = Scratch::zeroed(xs.len());
         self.mask.values(xs, zs, sites, &mut shares);
-        let steps = |reach: f64| (reach / VOLUME_PROBE_STEP).floor() as i64;
+        let steps = |reach: f64| (reach / PROBE_STEP).floor() as i64;
         let heights: Vec<f64> = (-steps(self.below.min(PROBE_UNDER))
             ..=steps(self.above.min(PROBE_OVER)))
-            .map(|k| k as f64 * VOLUME_PROBE_STEP)
+            .map(|k| k as f64 * PROBE_STEP)
             .collect();
         let probed: Vec<usize> = (0..xs.len())
             .filter(|&k| Self::share(shares[k]) > 0.0)
@@ -262,7 +262,7 @@ impl VolumeField {
 }
 
 /// Apart along `y` the samples [`VolumeField::leaves_ground`] takes, world units.
-const VOLUME_PROBE_STEP: f64 = 0.5;
+const PROBE_STEP: f64 = 0.5;
 /// How far under the ground [`VolumeField::leaves_ground`] looks for a hollow, world units.
 const PROBE_UNDER: f64 = 2.0;
 /// How far over the ground it looks for rock: the height of a tall tree, world units.

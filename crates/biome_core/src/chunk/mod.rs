@@ -154,7 +154,8 @@ impl ChunkLayout {
     /// at most [`limits::VOLUME_LAYERS`] layers of its band.
     ///
     /// # Errors
-    /// The layout field out of range, or `trees.spacing` too small for chunks this wide.
+    /// The layout field out of range, `trees.spacing` too small for chunks this wide, or with a
+    /// terrain volume `layout.style` not smooth or `layout.tile_size` too fine for its band.
     pub fn validate_with(&self, settings: &WorldSettings) -> Result<(), SettingsError> {
         self.validate()?;
         if let Some(volume) = &settings.terrain.volume {
@@ -625,7 +626,7 @@ pub(crate) fn build(
             let vx = Scratch::collect(grid().map(|(i, j)| xs[vertex_index(i, j)]));
             let vz = Scratch::collect(grid().map(|(i, j)| zs[vertex_index(i, j)]));
             let vd = Scratch::collect(grid().map(|(i, j)| vertex_density(i, j)));
-            let mut rivers = generator
+            let mut river_points = generator
                 .river_points(&vx, &vz, &vd, rivers)
                 .unwrap_or_else(|| vec![RiverPoint::DRY; vx.len()]);
             if coarse_field.is_some() {
@@ -638,13 +639,13 @@ pub(crate) fn build(
                     .river_points(&pick(&vx), &pick(&vz), &pick(&vd), coarser)
                     .unwrap_or_else(|| vec![RiverPoint::DRY; at.len()]);
                 for (&k, point) in at.iter().zip(coarse) {
-                    rivers[k] = point;
+                    river_points[k] = point;
                 }
             }
             let known = Known {
                 density: &vd,
                 shifts: None,
-                rivers: Some(&rivers),
+                rivers: Some(&river_points),
             };
             generator.visit_samples(&vx, &vz, &known, &cache, |k, sample| {
                 let (i, j) = (k % verts, k / verts);
@@ -659,8 +660,8 @@ pub(crate) fn build(
                 );
             });
             edges.snap(&mut chunk, verts);
-            edges.snap_rivers(&mut rivers, verts);
-            chunk.river_water = river_water(&rivers, verts, ts);
+            edges.snap_rivers(&mut river_points, verts);
+            chunk.river_water = river_water(&river_points, verts, ts);
             let row = verts as u32;
             for j in 0..tiles as u32 {
                 for i in 0..tiles as u32 {
@@ -672,8 +673,7 @@ pub(crate) fn build(
                 }
             }
             if node.level == 0 {
-                let detail = river_detail(generator, node.level, layout);
-                volume::carve(generator, &mut chunk, stitch, &cache, detail, cancel)?;
+                volume::carve(generator, &mut chunk, stitch, &cache, rivers, cancel)?;
             }
         }
         MeshStyle::FlatTiles => {

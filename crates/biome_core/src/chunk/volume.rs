@@ -7,9 +7,9 @@
 //! hollow over it) takes the height field's vertex for every cell in it
 //! ([`crate::surface_nets::mesh_volume_merged`]), so the surface there is the height field's,
 //! tile for tile; only the columns the volume changes get vertices of their own. That is how a
-//! volume chunk joins a height-field neighbour exactly: the columns on a shared border hold the
-//! neighbour's samples, where the mask is 0 (or it would be a volume chunk too), so they are the
-//! height field's. Two volume chunks mesh the columns they share from the same samples, and
+//! volume chunk joins a height-field neighbour exactly: the columns on a shared border are the
+//! neighbour's columns too, which all keep the height field's signs (or it would be a volume
+//! chunk), so both take the height field's vertices there. Two volume chunks mesh the columns they share from the same samples, and
 //! along a side stitched to a coarser node the columns take the stitched height-field vertices
 //! whatever the volume, so the edge follows the coarse one.
 
@@ -73,14 +73,15 @@ pub(super) fn carve(
     let mut grounds = densities(generator, &xs, &zs, cache, rivers, Some(axes), cancel)?;
     grounds.iter_mut().for_each(|g| *g *= height_scale);
 
-    // Whole steps of `ts` from below the lowest band to above the highest, a sample more each
-    // way, so every crossing lies on an edge the grid owns.
+    // Whole steps of `ts` from below the lowest band to above the highest, with a whole layer
+    // strictly outside the bands each way, so every crossing lies on an edge the grid owns (it
+    // owns the edges from layer 1 up).
     let (low, high) = grounds
         .iter()
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &g| {
             (lo.min(g), hi.max(g))
         });
-    let bottom = ((low - volume.below) / ts).floor() as i64 - 1;
+    let bottom = ((low - volume.below) / ts).floor() as i64 - 2;
     let top = ((high + volume.above) / ts).ceil() as i64 + 1;
     let layers = (top - bottom + 1) as usize;
     let y = |j: usize| (bottom + j as i64) as f64 * ts;

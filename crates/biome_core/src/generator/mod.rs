@@ -266,8 +266,9 @@ impl WorldGenerator {
 
     /// The world's solid at `(x, y, z)`, positive solid: `ground - y` with the ground at
     /// [`WorldGenerator::height_at`], and the volume laid over it where the world has one
-    /// ([`crate::terrain::VolumeSettings`]): what full-detail chunks mesh. A NaN `y` reads as
-    /// 0, as NaN coordinates do.
+    /// ([`crate::terrain::VolumeSettings`]): what full-detail chunks mesh (but for rivers
+    /// narrower than a tile, which chunks widen to their tile). A NaN `y` reads as 0, as NaN
+    /// coordinates do.
     #[must_use]
     pub fn solid_at(&self, x: f64, y: f64, z: f64) -> f64 {
         let (x, z) = (clamp_coordinate(x), clamp_coordinate(z));
@@ -903,7 +904,7 @@ impl WorldGenerator {
         let height_scale = self.settings.terrain.height_scale;
         let max_gradient = crate::math::tan(max_slope_degrees.to_radians());
         let beach = self.settings.surface.beach;
-        let holds: Vec<bool> = (0..xs.len())
+        let mut holds: Vec<bool> = (0..xs.len())
             .map(|k| {
                 let here = density[3 * k];
                 let gx = (density[3 * k + 1] - here) * height_scale / SLOPE_STEP;
@@ -921,7 +922,6 @@ impl WorldGenerator {
                 placed && !wet && (gx * gx + gz * gz).sqrt() <= max_gradient
             })
             .collect();
-        let mut holds = holds;
         let here = Scratch::collect((0..xs.len()).map(|k| density[3 * k]));
         if let Some(volume) = self.volume() {
             let at: Vec<usize> = (0..xs.len()).filter(|&k| holds[k]).collect();
