@@ -24,7 +24,8 @@ use biome_core::surface_nets::{OwnedEdges, SampledVolume, mesh_volume};
 use biome_core::tutorial::{SeededRandom, Simplex, domain_warp, fbm};
 use biome_core::{ChunkCoord, ChunkLayout};
 use biome_core::{WorldGenerator, WorldSettings};
-use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use criterion::measurement::WallTime;
+use criterion::{BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main};
 use fastnoise_lite::{FastNoiseLite, FractalType, NoiseType};
 use noise::{Fbm, MultiFractal, NoiseFn};
 
@@ -376,49 +377,44 @@ fn world(c: &mut Criterion) {
     let mut group = c.benchmark_group("chunk");
     group.throughput(Throughput::Elements(1));
     let mut k = 0;
-    group.bench_function("build_chunk 64x64 with colours, normals, trees", |b| {
-        b.iter(|| {
-            // A different land-and-sea chunk each time, so caches do not flatter the figure.
-            k = (k + 1) % 64;
-            world
-                .build_chunk(ChunkCoord::new(k % 8 - 4, k / 8 - 4), black_box(&layout))
-                .expect("the default layout is valid")
-        });
-    });
+    chunk_row(
+        &mut group,
+        "build_chunk 64x64 with colours, normals, trees",
+        &world,
+        &layout,
+        &mut k,
+    );
     // The same chunks in the `eroded` preset's world (the default world with erosion for its
     // terrain), against the row above.
     let eroded = WorldSettings::from_ron(include_str!("../../assets/presets/eroded.ron"))
         .expect("the eroded preset is valid");
     let eroded = WorldGenerator::new(eroded).expect("the eroded preset is valid");
-    group.bench_function("build_chunk 64x64, eroded preset", |b| {
-        b.iter(|| {
-            k = (k + 1) % 64;
-            eroded
-                .build_chunk(ChunkCoord::new(k % 8 - 4, k / 8 - 4), black_box(&layout))
-                .expect("the default layout is valid")
-        });
-    });
+    chunk_row(
+        &mut group,
+        "build_chunk 64x64, eroded preset",
+        &eroded,
+        &layout,
+        &mut k,
+    );
     // The same chunks with rivers and lakes carved in (the `rivers` preset: the default world
     // with rivers on), their river tiles computed on the first pass and kept after.
     let rivers = preset(include_str!("../../assets/presets/rivers.ron"));
-    group.bench_function("build_chunk 64x64, rivers preset", |b| {
-        b.iter(|| {
-            k = (k + 1) % 64;
-            rivers
-                .build_chunk(ChunkCoord::new(k % 8 - 4, k / 8 - 4), black_box(&layout))
-                .expect("the default layout is valid")
-        });
-    });
+    chunk_row(
+        &mut group,
+        "build_chunk 64x64, rivers preset",
+        &rivers,
+        &layout,
+        &mut k,
+    );
     // And with the multi-noise biome source picking the region biomes.
     let multi_noise = preset(include_str!("../../assets/presets/multi_noise.ron"));
-    group.bench_function("build_chunk 64x64, multi_noise preset", |b| {
-        b.iter(|| {
-            k = (k + 1) % 64;
-            multi_noise
-                .build_chunk(ChunkCoord::new(k % 8 - 4, k / 8 - 4), black_box(&layout))
-                .expect("the default layout is valid")
-        });
-    });
+    chunk_row(
+        &mut group,
+        "build_chunk 64x64, multi_noise preset",
+        &multi_noise,
+        &layout,
+        &mut k,
+    );
     // With the `caves` preset's volume: the same chunks (volume chunks where its patches lie,
     // the rest height fields), then every chunk a volume chunk (its mask 1 everywhere), the
     // cost of a chunk inside a patch.
@@ -433,14 +429,13 @@ fn world(c: &mut Criterion) {
         ("caves preset, volume everywhere", everywhere),
     ] {
         let world = WorldGenerator::new(settings).expect("the caves preset is valid");
-        group.bench_function(format!("build_chunk 64x64, {name}"), |b| {
-            b.iter(|| {
-                k = (k + 1) % 64;
-                world
-                    .build_chunk(ChunkCoord::new(k % 8 - 4, k / 8 - 4), black_box(&layout))
-                    .expect("the default layout is valid")
-            });
-        });
+        chunk_row(
+            &mut group,
+            &format!("build_chunk 64x64, {name}"),
+            &world,
+            &layout,
+            &mut k,
+        );
     }
     group.finish();
 
@@ -652,14 +647,13 @@ fn edits(c: &mut Criterion) {
     group.throughput(Throughput::Elements(1));
     for (name, world) in [("no edits", &plain), ("10,000 edits within 1 km²", &edited)] {
         let mut k = 0;
-        group.bench_function(format!("build_chunk 64x64, {name}"), |b| {
-            b.iter(|| {
-                k = (k + 1) % 64;
-                world
-                    .build_chunk(ChunkCoord::new(k % 8 - 4, k / 8 - 4), black_box(&layout))
-                    .expect("the default layout is valid")
-            });
-        });
+        chunk_row(
+            &mut group,
+            &format!("build_chunk 64x64, {name}"),
+            world,
+            &layout,
+            &mut k,
+        );
     }
     // What a change of the log costs the plugin's main thread at this size: a new edit
     // extends the generator's set (the index shared); any other change indexes it anew.
@@ -708,6 +702,28 @@ fn edits(c: &mut Criterion) {
         ratios[ratios.len() * 9 / 10],
         bytes_per_edit
     );
+}
+
+/// A row of `group` building 64 chunks around `world`'s origin in turn, a different one each
+/// time so caches do not flatter the figure; `turn` carries on from row to row.
+fn chunk_row(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    row: &str,
+    world: &WorldGenerator,
+    layout: &ChunkLayout,
+    turn: &mut i32,
+) {
+    group.bench_function(row, |b| {
+        b.iter(|| {
+            *turn = (*turn + 1) % 64;
+            world
+                .build_chunk(
+                    ChunkCoord::new(*turn % 8 - 4, *turn / 8 - 4),
+                    black_box(layout),
+                )
+                .expect("the default layout is valid")
+        });
+    });
 }
 
 fn preset(text: &str) -> WorldGenerator {

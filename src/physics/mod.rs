@@ -433,13 +433,10 @@ fn build_colliders(
             })?;
             if generator.settings().terrain.volume.is_some() {
                 // The chunk's own mesh, where the volume shapes it, and its trees.
-                let chunk =
+                let mut chunk =
                     generator.build_node_from(node, layout, Stitch::NONE, &density, cancel)?;
                 ChunkGround {
-                    volume: chunk.volume.then_some(VolumeGround {
-                        positions: chunk.positions,
-                        indices: chunk.indices,
-                    }),
+                    volume: VolumeGround::take(&mut chunk),
                     heights: chunk.heights,
                     trees: if trunks.is_some() {
                         chunk.trees

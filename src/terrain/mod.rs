@@ -121,6 +121,17 @@ pub struct VolumeGround {
     pub indices: Vec<u32>,
 }
 
+impl VolumeGround {
+    /// `chunk`'s surface where the world's volume shaped it, its positions and triangles taken
+    /// out of it; `None` where it is the height field.
+    pub(crate) fn take(chunk: &mut biome_core::ChunkData) -> Option<Self> {
+        chunk.volume.then(|| Self {
+            positions: std::mem::take(&mut chunk.positions),
+            indices: std::mem::take(&mut chunk.indices),
+        })
+    }
+}
+
 /// Marks the water surface of a chunk that reaches below sea level.
 #[derive(Component, Reflect, Clone, Copy, Debug, Default)]
 #[reflect(Component, Default, Debug, Clone)]
@@ -344,6 +355,8 @@ impl StreamKind for TerrainKind {
             };
             let mesh = chunk_mesh(&data, mesh_usage, colors, splat.as_deref());
             let river_water = river_water_mesh(std::mem::take(&mut data.river_water), mesh_usage);
+            // The mesh is made: a volume chunk's ground takes its triangles.
+            let volume = VolumeGround::take(&mut data);
             // The node's trees on every `stride`-th grid cell, relative to its origin (standing
             // at full-detail ground heights).
             let node_trees = |stride: u32| -> Vec<TreeInstance> {
@@ -365,12 +378,9 @@ impl StreamKind for TerrainKind {
                 data.trees
             };
             let ground = (key.node.level == 0).then(|| ChunkGround {
+                volume,
                 heights: data.heights,
                 trees: trees.clone(),
-                volume: data.volume.then_some(VolumeGround {
-                    positions: data.positions,
-                    indices: data.indices,
-                }),
             });
             Ok(BuiltNode {
                 mesh,

@@ -95,9 +95,36 @@ fn open_edges(welded: &Welded) -> Vec<[usize; 2]> {
     open
 }
 
+/// The vertices of a chunk's height-field grid, which come first in every chunk's mesh.
+fn lattice() -> usize {
+    (ChunkLayout::default().tiles as usize + 1).pow(2)
+}
+
+/// A block of 4 × 4 chunks from chunk `(x0, 0)`, row by row.
+struct Block {
+    x0: i32,
+    chunks: Vec<ChunkData>,
+}
+
+impl Block {
+    /// Chunk `k`'s coordinates.
+    fn coord(&self, k: usize) -> (i32, i32) {
+        (self.x0 + k as i32 % 4, k as i32 / 4)
+    }
+
+    /// The block's lowest and highest world `(x, z)`.
+    fn rect(&self) -> ([f64; 2], [f64; 2]) {
+        let size = ChunkLayout::default().chunk_size();
+        (
+            [f64::from(self.x0) * size, 0.0],
+            [f64::from(self.x0 + 4) * size, 4.0 * size],
+        )
+    }
+}
+
 /// The first block of 4 × 4 chunks along x holding volume chunks, height-field chunks, a
 /// volume chunk beside a height-field one and two volume chunks side by side.
-fn mixed_block(world: &WorldGenerator) -> (i32, Vec<ChunkData>) {
+fn mixed_block(world: &WorldGenerator) -> Block {
     for block in 0..24 {
         let x0 = 4 * block;
         let chunks: Vec<ChunkData> = (0..16)
@@ -109,7 +136,7 @@ fn mixed_block(world: &WorldGenerator) -> (i32, Vec<ChunkData>) {
             .map(|((a, b), (c, d))| (volume(a, b), volume(c, d)))
             .collect();
         if pairs.iter().any(|&(a, b)| a != b) && pairs.iter().any(|&(a, b)| a && b) {
-            return (x0, chunks);
+            return Block { x0, chunks };
         }
     }
     panic!("no block of mixed chunks within 96 chunks of the origin");
@@ -121,19 +148,14 @@ fn mixed_block(world: &WorldGenerator) -> (i32, Vec<ChunkData>) {
 #[test]
 fn volume_chunks_join_every_neighbour_exactly() {
     let world = world(Some(patches()));
-    let (x0, chunks) = mixed_block(&world);
-    let made: usize = chunks
-        .iter()
+    let block = mixed_block(&world);
+    let made: usize = (block.chunks.iter())
         .filter(|c| c.volume)
-        .map(|c| c.positions.len() - 65 * 65)
+        .map(|c| c.positions.len() - lattice())
         .sum();
     assert!(made > 1000, "the volume makes {made} vertices of its own");
-    let welded = weld(&chunks);
-    let size = ChunkLayout::default().chunk_size();
-    let (min, max) = (
-        [f64::from(x0) * size, 0.0],
-        [f64::from(x0 + 4) * size, 4.0 * size],
-    );
+    let welded = weld(&block.chunks);
+    let (min, max) = block.rect();
     // A vertex of a border column lies within half a tile of the border.
     let half = ChunkLayout::default().tile_size / 2.0;
     let on_rim = |p: [f64; 3]| {
@@ -160,12 +182,12 @@ fn volume_chunks_join_every_neighbour_exactly() {
 #[test]
 fn chunks_the_volume_leaves_are_the_height_field() {
     let with = world(Some(patches()));
-    let (x0, chunks) = mixed_block(&with);
+    let block = mixed_block(&with);
     let without = world(None);
-    for (k, built) in chunks.iter().enumerate().filter(|(_, c)| !c.volume) {
-        let k = k as i32;
+    for (k, built) in block.chunks.iter().enumerate().filter(|(_, c)| !c.volume) {
+        let (x, z) = block.coord(k);
         // Trees may stand back from a cave in a neighbouring chunk; the ground is the same.
-        let plain = chunk(&without, x0 + k % 4, k / 4, Stitch::NONE);
+        let plain = chunk(&without, x, z, Stitch::NONE);
         assert_eq!(
             ChunkData {
                 trees: Vec::new(),
@@ -178,7 +200,7 @@ fn chunks_the_volume_leaves_are_the_height_field() {
         );
     }
     let nowhere = world(Some(DensityNode::constant(0.0)));
-    for (x, z) in [(x0, 0), (x0 + 1, 2), (-7, 11)] {
+    for (x, z) in [block.coord(0), block.coord(9), (-7, 11)] {
         assert_eq!(
             chunk(&nowhere, x, z, Stitch::NONE),
             chunk(&without, x, z, Stitch::NONE)
@@ -193,20 +215,18 @@ fn chunks_the_volume_leaves_are_the_height_field() {
 fn a_stitched_volume_chunk_ends_on_the_height_field_edge() {
     let with = world(Some(patches()));
     let without = world(None);
-    let (x0, chunks) = mixed_block(&with);
+    let block = mixed_block(&with);
     // A volume chunk whose own vertices reach its rim.
-    let verts = 65;
-    let (k, _) = chunks
-        .iter()
+    let (k, _) = (block.chunks.iter())
         .enumerate()
         .find(|(_, c)| {
             let welded = weld(std::slice::from_ref(c));
             open_edges(&welded)
                 .iter()
-                .any(|e| e.iter().any(|&v| v >= verts * verts))
+                .any(|e| e.iter().any(|&v| v >= lattice()))
         })
         .expect("a volume chunk whose caves or overhangs reach its rim");
-    let (x, z) = (x0 + k as i32 % 4, k as i32 / 4);
+    let (x, z) = block.coord(k);
     let all = Stitch {
         sides: [true; 4],
         corners: [true; 4],
@@ -234,12 +254,12 @@ fn a_stitched_volume_chunk_ends_on_the_height_field_edge() {
 #[test]
 fn volume_chunks_build_the_same_anywhere() {
     let world = world(Some(patches()));
-    let (x0, chunks) = mixed_block(&world);
-    let (k, built) = chunks.iter().enumerate().find(|(_, c)| c.volume).unwrap();
-    let node = NodeCoord::chunk(ChunkCoord {
-        x: x0 + k as i32 % 4,
-        z: k as i32 / 4,
-    });
+    let block = mixed_block(&world);
+    let (k, built) = (block.chunks.iter().enumerate())
+        .find(|(_, c)| c.volume)
+        .unwrap();
+    let (x, z) = block.coord(k);
+    let node = NodeCoord::chunk(ChunkCoord { x, z });
     let layout = ChunkLayout::default();
     let cancel = AtomicBool::new(false);
     let density = world.node_density(node, &layout, &cancel).unwrap();
@@ -307,11 +327,11 @@ fn volume_settings_are_checked_by_path() {
 #[test]
 fn volume_vertices_lie_on_the_surface_the_query_reads() {
     let world = world(Some(patches()));
-    let (_, chunks) = mixed_block(&world);
+    let block = mixed_block(&world);
     let ts = ChunkLayout::default().tile_size;
     let (mut checked, mut on_faces) = (0, 0);
-    for chunk in chunks.iter().filter(|c| c.volume) {
-        for v in 65 * 65..chunk.positions.len() {
+    for chunk in block.chunks.iter().filter(|c| c.volume) {
+        for v in lattice()..chunk.positions.len() {
             let p = chunk.world_position(v);
             // Lines stand half a tile before the vertices; layers at whole tiles.
             let cell = [p[0] / ts + 0.5, p[1] / ts, p[2] / ts + 0.5];
@@ -350,12 +370,7 @@ fn volume_vertices_lie_on_the_surface_the_query_reads() {
 fn trees_stand_on_the_real_surface() {
     let with = world(Some(patches()));
     let without = world(None);
-    let (x0, _) = mixed_block(&with);
-    let size = ChunkLayout::default().chunk_size();
-    let (min, max) = (
-        [f64::from(x0) * size, 0.0],
-        [f64::from(x0 + 4) * size, 4.0 * size],
-    );
+    let (min, max) = mixed_block(&with).rect();
     let trees = with.trees_in_rect(min, max);
     assert!(trees.len() < without.trees_in_rect(min, max).len());
     assert!(!trees.is_empty());
@@ -381,21 +396,20 @@ fn trees_stand_on_the_real_surface() {
 fn tiles_the_volume_leaves_are_the_height_fields_triangles() {
     let with = world(Some(patches()));
     let without = world(None);
-    let (x0, chunks) = mixed_block(&with);
-    let grid = 65 * 65;
+    let block = mixed_block(&with);
     // A triangle by its vertices, rotated to start at the least (its winding kept).
     let canonical = |t: &[u32]| {
         let first = (0..3).min_by_key(|&i| t[i]).unwrap();
         [t[first], t[(first + 1) % 3], t[(first + 2) % 3]]
     };
     let mut compared = 0;
-    for (k, built) in chunks.iter().enumerate().filter(|(_, c)| c.volume) {
-        let k = k as i32;
-        let plain = chunk(&without, x0 + k % 4, k / 4, Stitch::NONE);
+    for (k, built) in block.chunks.iter().enumerate().filter(|(_, c)| c.volume) {
+        let (x, z) = block.coord(k);
+        let plain = chunk(&without, x, z, Stitch::NONE);
         let height: std::collections::HashSet<[u32; 3]> =
             plain.indices.chunks_exact(3).map(canonical).collect();
         for t in built.indices.chunks_exact(3) {
-            if t.iter().all(|&v| (v as usize) < grid) {
+            if t.iter().all(|&v| (v as usize) < lattice()) {
                 assert!(
                     height.contains(&canonical(t)),
                     "triangle {t:?} of a volume chunk is not the height field's"
