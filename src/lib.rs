@@ -132,7 +132,7 @@ pub use physics::{
     BiomeColliderSettings, BiomeColliderStats, BiomeWorldCollider, BiomeWorldPhysicsPlugin,
     BiomeWorldPhysicsSystems, TerrainCollider, TrunkColliders,
 };
-pub use query::{BiomeWorld, GroundRayHit};
+pub use query::{BiomeWorld, FloorHit, GroundRayHit};
 pub use scatter::{
     BiomeScatter, BiomeScatterObject, BiomeScatterPlugin, BiomeScatterSettings, BiomeScatterStats,
     LayerRadius, ScatterDespawned, ScatterModels, ScatterSpawned,

@@ -1118,18 +1118,30 @@ fn a_ball_falls_into_a_cave_mouth() {
     // Four seconds: it drops through the mouth and rolls on along the cave, under the height
     // field (which a heightfield collider would hold it over) and over the volume band's foot
     // (never through the world).
-    let (mut lowest, mut deepest) = (f32::INFINITY, f32::INFINITY);
-    for _ in 0..240 {
+    // All the way, `ground_below` finds the floor under the ball's centre, the cave's where
+    // it is in one, and the ball rests on it (its centre a radius over it, or more on a slope).
+    let (mut lowest, mut deepest, mut closest) = (f32::INFINITY, f32::INFINITY, f32::INFINITY);
+    for frame in 0..240 {
         app.update();
         let p = app.world().get::<Transform>(ball).unwrap().translation;
         let over = world.height_at(f64::from(p.x), f64::from(p.z)) as f32;
         lowest = lowest.min(p.y);
         deepest = deepest.min(p.y - over);
+        let floor = app
+            .world_mut()
+            .run_system_once(move |world: BiomeWorld| world.ground_below(p))
+            .expect("runs")
+            .unwrap_or_else(|| panic!("no floor under the ball at {p} (frame {frame})"));
+        closest = closest.min(p.y - floor.height);
     }
     assert!(
         deepest < -1.0 && lowest > drop - 32.0,
         "the ball dropped over the mouth at ({x}, {z}) from {drop} came at most {deepest} under \
          the height field, and {lowest} at its lowest"
+    );
+    assert!(
+        (radius - 0.05..radius + 0.05).contains(&closest),
+        "the ball's centre came {closest} over the floor under it (radius {radius})"
     );
     eprintln!(
         "the ball dropped over the mouth at ({x}, {z}) from {drop} came {deepest} under the \

@@ -372,6 +372,41 @@ fn world(c: &mut Criterion) {
     group.bench_function("cast_ray over 1 km, no hit", |b| {
         b.iter(|| world.cast_ray(black_box(ray), 1_000.0, &layout));
     });
+    // The same over the `caves` preset with its volume everywhere (each tile asks whether the
+    // volume's band reaches the ray), then the queries that rebuild the volume's surface
+    // around a point: the top at a point, a floor under one, a ray down into it.
+    let mut caves = WorldSettings::from_ron(include_str!("../../assets/presets/caves.ron"))
+        .expect("the caves preset is valid");
+    if let Some(volume) = caves.terrain.volume.as_mut() {
+        volume.mask = DensityNode::constant(1.0);
+    }
+    let caves = WorldGenerator::new(caves).expect("the caves preset is valid");
+    group.bench_function("cast_ray over 1 km, no hit, volume everywhere", |b| {
+        b.iter(|| caves.cast_ray(black_box(ray), 1_000.0, &layout));
+    });
+    let mut k = 0_u32;
+    let mut next_point = || {
+        k = k.wrapping_add(1);
+        // Spread over a few km, so no two queries share a tile.
+        let (x, z) = (f64::from(k % 613) * 7.3, f64::from(k / 613 % 409) * 11.9);
+        (x, z)
+    };
+    group.bench_function("ground_top, volume everywhere", |b| {
+        b.iter(|| {
+            let (x, z) = next_point();
+            caves.ground_top(black_box(x), z, &layout)
+        });
+    });
+    group.bench_function("cast_ray 60 units down, volume everywhere", |b| {
+        b.iter(|| {
+            let (x, z) = next_point();
+            let down = GroundRay {
+                origin: [x, caves.height_at(x, z) + 30.0, z],
+                direction: [0.3, -1.0, 0.2],
+            };
+            caves.cast_ray(black_box(down), 60.0, &layout)
+        });
+    });
     group.finish();
 
     let mut group = c.benchmark_group("chunk");

@@ -5,7 +5,7 @@ use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
 use biome_core::rays::GroundRay;
 use biome_core::{Biome, RegionId};
-use biome_core::{ChunkCoord, ChunkLayout, Sample, WorldGenerator, tile_height};
+use biome_core::{ChunkCoord, ChunkLayout, Sample, WorldGenerator};
 
 use crate::areas::BiomeAreas;
 use crate::settings::BiomeWorldState;
@@ -17,7 +17,16 @@ pub struct GroundRayHit {
     pub distance: f32,
     /// The point on the ground.
     pub point: Vec3,
-    /// The ground's normal there, pointing up.
+    /// The ground's normal there, pointing out of it.
+    pub normal: Dir3,
+}
+
+/// The floor under a point ([`BiomeWorld::ground_below`]).
+#[derive(Clone, Copy, Debug, PartialEq, Reflect)]
+pub struct FloorHit {
+    /// The floor's height.
+    pub height: f32,
+    /// Its normal there, pointing up out of the ground.
     pub normal: Dir3,
 }
 
@@ -61,36 +70,44 @@ impl BiomeWorld<'_> {
     }
 
     /// Height of the chunk mesh's surface at `xz`: the triangle under the point, interpolated
-    /// from the same vertex heights the mesh has. Use it to stand things on the ground.
+    /// from the same vertex heights the mesh has. Use it to stand things on the ground. Where
+    /// the world's volume makes caves and overhangs it is the top of the ground, open to the
+    /// sky (an overhang's top where one reaches over `xz`); [`BiomeWorld::ground_below`] finds
+    /// the floor under a point in a cave.
     #[must_use]
     pub fn ground_height_at(&self, xz: Vec2) -> f32 {
-        let layout = self.state.layout();
-        let (x, z) = (
-            f64::from(xz.x) / layout.tile_size,
-            f64::from(xz.y) / layout.tile_size,
+        let ground = self.state.generator().ground_top(
+            f64::from(xz.x),
+            f64::from(xz.y),
+            self.state.layout(),
         );
-        let (i, j) = (x.floor(), z.floor());
-        let (u, v) = (x - i, z - j);
-        let corner = |di: f64, dj: f64| {
-            self.state
-                .generator()
-                .height_at((i + di) * layout.tile_size, (j + dj) * layout.tile_size)
-        };
-        let corners = [
-            corner(0.0, 0.0),
-            corner(1.0, 0.0),
-            corner(0.0, 1.0),
-            corner(1.0, 1.0),
-        ];
-        let h = tile_height(corners, u, v);
-        h as f32
+        ground.height as f32
+    }
+
+    /// The floor under `point` (at its height or below it) of the surface the chunks draw: what
+    /// a body dropped there lands on, a cave's floor under its roof or the ground over the cave;
+    /// `None` where the point lies inside the ground. Answered from the generator, loaded or not.
+    #[must_use]
+    pub fn ground_below(&self, point: Vec3) -> Option<FloorHit> {
+        let floor = self.state.generator().ground_below(
+            f64::from(point.x),
+            f64::from(point.y),
+            f64::from(point.z),
+            self.state.layout(),
+        )?;
+        let normal = Vec3::from_array(floor.normal.map(|c| c as f32));
+        Some(FloorHit {
+            height: floor.height as f32,
+            normal: Dir3::new(normal).unwrap_or(Dir3::Y),
+        })
     }
 
     /// Where `ray` first meets the ground within `max_distance` (at most
     /// [`MAX_RAY_DISTANCE`](biome_core::rays::MAX_RAY_DISTANCE)): the surface
-    /// [`BiomeWorld::ground_height_at`] gives, loaded or not and without colliders, so a
-    /// server can check a line of sight and a game can pick the ground under the cursor. A ray
-    /// that starts below the ground hits at distance 0.
+    /// [`BiomeWorld::ground_height_at`] gives, and the caves and overhangs of the world's volume
+    /// where it has one (a ray into a cave mouth goes in), loaded or not and without colliders,
+    /// so a server can check a line of sight and a game can pick the ground under the cursor. A
+    /// ray that starts inside the ground hits at distance 0.
     #[must_use]
     pub fn cast_ray(&self, ray: Ray3d, max_distance: f32) -> Option<GroundRayHit> {
         let ray = GroundRay {

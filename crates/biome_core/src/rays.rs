@@ -1,14 +1,19 @@
-//! Rays against the ground: where a ray first meets the surface full-detail chunks draw (the
-//! triangles of [`tile_height`], over the generator's heights at the tile corners), anywhere,
-//! loaded or not and without colliders: line of sight on a server, picking the ground under a
-//! cursor, a projectile's landing point.
+//! Queries against the drawn ground: where a ray first meets the surface full-detail chunks
+//! draw, and the floor under a point, anywhere, loaded or not and without colliders (line of
+//! sight on a server, picking the ground under a cursor, a projectile's landing point, what a
+//! body in a cave stands on). The surface is the chunks' own: the triangles of [`tile_height`]
+//! over the generator's heights at the tile corners, and where the world's volume
+//! ([`crate::terrain::VolumeSettings`]) changes the ground, the triangles its chunks mesh
+//! there, rebuilt over the few columns around the query.
 
 use crate::chunk::tile_height;
+use crate::chunk::volume::{GroundTriangle, Heights, ground_patch};
 use crate::coords::ChunkLayout;
 use crate::generator::WorldGenerator;
 
 /// The longest ray [`WorldGenerator::cast_ray`] follows, in world units: its cost grows with
-/// the tiles it crosses (two height samples a tile).
+/// the tiles it crosses (two height samples a tile, and the volume's columns around a tile the
+/// ray passes within the volume's band).
 pub const MAX_RAY_DISTANCE: f64 = 65_536.0;
 
 /// A ray: from `origin` along `direction` (any length but zero; hits are measured along its
@@ -24,11 +29,22 @@ pub struct GroundRay {
 /// Where a ray meets the ground.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct GroundHit {
-    /// How far along the ray, in world units; 0 for a ray that starts below the surface.
+    /// How far along the ray, in world units; 0 for a ray that starts inside the ground.
     pub distance: f64,
-    /// The point on the surface.
+    /// The point on the surface (the ray's origin for a ray that starts inside a volume's
+    /// solid).
     pub position: [f64; 3],
-    /// The unit normal of the triangle hit, pointing up.
+    /// The unit normal of the triangle hit, out of the solid (up for one that starts inside a
+    /// volume's solid).
+    pub normal: [f64; 3],
+}
+
+/// A floor of the drawn ground: a surface with solid under it and open space over it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GroundFloor {
+    /// Its height, world units.
+    pub height: f64,
+    /// The unit normal of its triangle there, pointing up and out of the solid.
     pub normal: [f64; 3],
 }
 
@@ -36,7 +52,9 @@ impl WorldGenerator {
     /// Where `ray` first meets the ground drawn with `layout` within `max_distance` (at most
     /// [`MAX_RAY_DISTANCE`]), or `None`: the triangles full-detail chunks draw, whose corner
     /// heights are [`WorldGenerator::height_at`] at the tile corners, the same surface as
-    /// [`tile_height`] gives. A ray that starts below the surface hits at distance 0.
+    /// [`tile_height`] gives, and the volume's surface where it changes the ground (overhangs
+    /// and cave roofs block the ray; a ray into a cave mouth goes in). A ray that starts inside
+    /// the ground hits at distance 0.
     #[must_use]
     pub fn cast_ray(
         &self,
@@ -53,33 +71,209 @@ impl WorldGenerator {
         let limit = max_distance.clamp(0.0, MAX_RAY_DISTANCE);
         let surface = TileSurface {
             generator: self,
-            size: layout.tile_size,
+            layout,
         };
         for span in TileWalk::new(ray.origin, direction, layout.tile_size, limit) {
-            let corners = surface.corners(span.tile);
-            if let Some(hit) = span.hit(&ray.origin, &direction, corners, layout.tile_size) {
-                return Some(hit);
+            let y = |t: f64| ray.origin[1] + direction[1] * t;
+            let heights = Heights {
+                low: y(span.enter).min(y(span.exit)),
+                high: y(span.enter).max(y(span.exit)),
+            };
+            let hit = match surface.ground(span.tile, heights) {
+                TileGround::Height(corners) => {
+                    span.hit(&ray.origin, &direction, corners, layout.tile_size)
+                }
+                TileGround::Volume(triangles) => span.hit_triangles(&ray, &direction, &triangles),
+            };
+            if hit.is_some() {
+                return hit;
             }
         }
         None
     }
+
+    /// The floor under `(x, y, z)` (at `y` or below it) of the ground drawn with `layout`: the
+    /// surface a body dropped there lands on, a cave's floor under its roof or the ground over
+    /// it; `None` where the point lies inside the ground. Where the world has no volume it is
+    /// the height field's surface, [`tile_height`] over the tile corners, whenever `y` is at
+    /// or over it.
+    #[must_use]
+    pub fn ground_below(
+        &self,
+        x: f64,
+        y: f64,
+        z: f64,
+        layout: &ChunkLayout,
+    ) -> Option<GroundFloor> {
+        if ![x, y, z].iter().all(|c| c.is_finite()) {
+            return None;
+        }
+        TileSurface {
+            generator: self,
+            layout,
+        }
+        .floor_below(x, y, z)
+    }
+
+    /// The top of the ground drawn with `layout` at `(x, z)`: the floor open to the sky (an
+    /// overhang's top where one reaches over the point), the height a thing stands on when it
+    /// is put down from above. The height field's [`tile_height`] where the world has no
+    /// volume.
+    #[must_use]
+    pub fn ground_top(&self, x: f64, z: f64, layout: &ChunkLayout) -> GroundFloor {
+        let surface = TileSurface {
+            generator: self,
+            layout,
+        };
+        surface
+            .floor_below(x, f64::INFINITY, z)
+            // The lattice's tiles cover every point; only a point on the seam of two
+            // triangles that floating-point splits both ways reads no triangle.
+            .unwrap_or_else(|| {
+                let tile = surface.tile_of(x, z);
+                let corners = surface.corners(tile);
+                TileFloor::of(tile, corners, layout.tile_size).at(x, z)
+            })
+    }
 }
 
-/// The generator's heights at tile corners.
+/// The drawn ground over one tile.
+enum TileGround {
+    /// The height field's two triangles, from their corner heights `[h00, h10, h01, h11]`.
+    Height([f64; 4]),
+    /// The triangles the volume makes over the tile (and beside it).
+    Volume(Vec<GroundTriangle>),
+}
+
+/// The generator's ground on `layout`'s tile lattice.
 struct TileSurface<'a> {
     generator: &'a WorldGenerator,
-    size: f64,
+    layout: &'a ChunkLayout,
 }
 
 impl TileSurface<'_> {
+    fn tile_of(&self, x: f64, z: f64) -> [i64; 2] {
+        let size = self.layout.tile_size;
+        [(x / size).floor() as i64, (z / size).floor() as i64]
+    }
+
     /// `[h00, h10, h01, h11]` of tile `(i, j)`, as [`tile_height`] takes them.
     fn corners(&self, [i, j]: [i64; 2]) -> [f64; 4] {
+        let size = self.layout.tile_size;
         let h = |di: i64, dj: i64| {
-            let x = (i + di) as f64 * self.size;
-            let z = (j + dj) as f64 * self.size;
+            let x = (i + di) as f64 * size;
+            let z = (j + dj) as f64 * size;
             self.generator.height_at(x, z)
         };
         [h(0, 0), h(1, 0), h(0, 1), h(1, 1)]
+    }
+
+    /// The ground over `tile`, as far as `heights` need it.
+    fn ground(&self, tile: [i64; 2], heights: Heights) -> TileGround {
+        match ground_patch(self.generator, self.layout, tile, heights) {
+            Some(triangles) => TileGround::Volume(triangles),
+            None => TileGround::Height(self.corners(tile)),
+        }
+    }
+
+    /// [`WorldGenerator::ground_below`] at a finite `x`, `z` (any `y`).
+    fn floor_below(&self, x: f64, y: f64, z: f64) -> Option<GroundFloor> {
+        let tile = self.tile_of(x, z);
+        match self.ground(tile, Heights::ALL) {
+            TileGround::Height(corners) => {
+                let floor = TileFloor::of(tile, corners, self.layout.tile_size).at(x, z);
+                (floor.height <= y).then_some(floor)
+            }
+            TileGround::Volume(triangles) => floor_under(&triangles, x, y, z),
+        }
+    }
+}
+
+/// The floor of `triangles` under `(x, y, z)`: the nearest crossing of the vertical line at or
+/// under the point, if the solid lies under it; `None` if it is a roof (the point lies inside
+/// the solid) or there is none.
+fn floor_under(triangles: &[GroundTriangle], x: f64, y: f64, z: f64) -> Option<GroundFloor> {
+    let nearest = triangles
+        .iter()
+        .filter_map(|triangle| vertical_crossing(triangle, x, z))
+        .filter(|crossing| crossing.height <= y)
+        .max_by(|a, b| a.height.total_cmp(&b.height))?;
+    (nearest.normal[1] > 0.0).then_some(nearest)
+}
+
+/// Where the vertical line through `(x, z)` crosses `triangle`, with its unit normal; `None`
+/// off it, or for a wall (no up or down to it).
+fn vertical_crossing(triangle: &GroundTriangle, x: f64, z: f64) -> Option<GroundFloor> {
+    let [p, q, r] = *triangle;
+    let normal = triangle_normal(triangle)?;
+    // Barycentric weights of (x, z) in the triangle seen from above.
+    let area = (q[0] - p[0]) * (r[2] - p[2]) - (r[0] - p[0]) * (q[2] - p[2]);
+    if area == 0.0 {
+        return None;
+    }
+    let wq = ((x - p[0]) * (r[2] - p[2]) - (r[0] - p[0]) * (z - p[2])) / area;
+    let wr = ((q[0] - p[0]) * (z - p[2]) - (x - p[0]) * (q[2] - p[2])) / area;
+    let wp = 1.0 - wq - wr;
+    // A point on an edge belongs to both triangles; a hair over it keeps seams closed.
+    const EDGE: f64 = -1e-12;
+    if wp < EDGE || wq < EDGE || wr < EDGE {
+        return None;
+    }
+    Some(GroundFloor {
+        height: wp * p[1] + wq * q[1] + wr * r[1],
+        normal,
+    })
+}
+
+/// The unit normal of `triangle` out of the solid (its corners counter-clockwise seen from
+/// outside); `None` for a degenerate one.
+fn triangle_normal(triangle: &GroundTriangle) -> Option<[f64; 3]> {
+    let [p, q, r] = *triangle;
+    let u = [q[0] - p[0], q[1] - p[1], q[2] - p[2]];
+    let v = [r[0] - p[0], r[1] - p[1], r[2] - p[2]];
+    let n = [
+        u[1] * v[2] - u[2] * v[1],
+        u[2] * v[0] - u[0] * v[2],
+        u[0] * v[1] - u[1] * v[0],
+    ];
+    let length = (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt();
+    (length > 0.0).then(|| n.map(|c| c / length))
+}
+
+/// One height-field tile: its corner heights and place.
+struct TileFloor {
+    tile: [i64; 2],
+    corners: [f64; 4],
+    size: f64,
+}
+
+impl TileFloor {
+    fn of(tile: [i64; 2], corners: [f64; 4], size: f64) -> Self {
+        Self {
+            tile,
+            corners,
+            size,
+        }
+    }
+
+    /// The surface at `(x, z)` (clamped into the tile): its height and its triangle's normal.
+    fn at(&self, x: f64, z: f64) -> GroundFloor {
+        let (u, v) = (
+            (x / self.size - self.tile[0] as f64).clamp(0.0, 1.0),
+            (z / self.size - self.tile[1] as f64).clamp(0.0, 1.0),
+        );
+        let [h00, h10, h01, h11] = self.corners;
+        // The triangle's slopes along x and z, per world unit.
+        let (sx, sz) = if u + v <= 1.0 {
+            ((h10 - h00) / self.size, (h01 - h00) / self.size)
+        } else {
+            ((h11 - h01) / self.size, (h11 - h10) / self.size)
+        };
+        let length = (sx * sx + 1.0 + sz * sz).sqrt();
+        GroundFloor {
+            height: tile_height(self.corners, u, v),
+            normal: [-sx / length, 1.0 / length, -sz / length],
+        }
     }
 }
 
@@ -149,24 +343,76 @@ impl TileSpan {
     ) -> GroundHit {
         let x = origin[0] + direction[0] * t;
         let z = origin[2] + direction[2] * t;
-        let (u, v) = (
-            (x / size - self.tile[0] as f64).clamp(0.0, 1.0),
-            (z / size - self.tile[1] as f64).clamp(0.0, 1.0),
-        );
-        let [h00, h10, h01, h11] = corners;
-        // The triangle's slopes along x and z, per world unit.
-        let (sx, sz) = if u + v <= 1.0 {
-            ((h10 - h00) / size, (h01 - h00) / size)
-        } else {
-            ((h11 - h01) / size, (h11 - h10) / size)
-        };
-        let length = (sx * sx + 1.0 + sz * sz).sqrt();
+        let floor = TileFloor::of(self.tile, corners, size).at(x, z);
         GroundHit {
             distance: t,
-            position: [x, tile_height(corners, u, v), z],
-            normal: [-sx / length, 1.0 / length, -sz / length],
+            position: [x, floor.height, z],
+            normal: floor.normal,
         }
     }
+
+    /// Where the ray first meets `triangles` (the volume's, over this span's tile) within the
+    /// span; at its start if the ray starts there inside the solid.
+    fn hit_triangles(
+        self,
+        ray: &GroundRay,
+        direction: &[f64; 3],
+        triangles: &[GroundTriangle],
+    ) -> Option<GroundHit> {
+        let [x, y, z] = ray.origin;
+        if self.enter == 0.0 && floor_under(triangles, x, y, z).is_none() {
+            return Some(GroundHit {
+                distance: 0.0,
+                position: ray.origin,
+                normal: [0.0, 1.0, 0.0],
+            });
+        }
+        let (t, triangle) = triangles
+            .iter()
+            .filter_map(|triangle| {
+                let t = ray_triangle(&ray.origin, direction, triangle)?;
+                (self.enter..=self.exit)
+                    .contains(&t)
+                    .then_some((t, triangle))
+            })
+            .min_by(|a, b| a.0.total_cmp(&b.0))?;
+        Some(GroundHit {
+            distance: t,
+            position: std::array::from_fn(|a| ray.origin[a] + direction[a] * t),
+            normal: triangle_normal(triangle).unwrap_or([0.0, 1.0, 0.0]),
+        })
+    }
+}
+
+/// How far along the unit `direction` from `origin` the ray crosses `triangle`, from either
+/// side (Möller and Trumbore); `None` if it passes by or runs along it.
+fn ray_triangle(origin: &[f64; 3], direction: &[f64; 3], triangle: &GroundTriangle) -> Option<f64> {
+    let sub = |a: [f64; 3], b: [f64; 3]| [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
+    let cross = |a: [f64; 3], b: [f64; 3]| {
+        [
+            a[1] * b[2] - a[2] * b[1],
+            a[2] * b[0] - a[0] * b[2],
+            a[0] * b[1] - a[1] * b[0],
+        ]
+    };
+    let dot = |a: [f64; 3], b: [f64; 3]| a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+    let [p, q, r] = *triangle;
+    let (e1, e2) = (sub(q, p), sub(r, p));
+    let h = cross(*direction, e2);
+    let det = dot(e1, h);
+    if det == 0.0 {
+        return None;
+    }
+    let s = sub(*origin, p);
+    let u = dot(s, h) / det;
+    let qv = cross(s, e1);
+    let v = dot(*direction, qv) / det;
+    // A ray through an edge meets both triangles; a hair over it keeps seams closed.
+    const EDGE: f64 = -1e-12;
+    if u < EDGE || v < EDGE || u + v > 1.0 - EDGE {
+        return None;
+    }
+    Some(dot(e2, qv) / det)
 }
 
 /// The tiles a ray crosses in x and z, in order, each with its span along the ray

@@ -420,3 +420,220 @@ fn tiles_the_volume_leaves_are_the_height_fields_triangles() {
     }
     assert!(compared > 10_000, "only {compared} height-field triangles");
 }
+
+/// The block's triangles in world units.
+fn triangles(block: &Block) -> Vec<[[f64; 3]; 3]> {
+    let welded = weld(&block.chunks);
+    (welded.triangles.iter())
+        .map(|t| t.map(|v| welded.positions[v]))
+        .collect()
+}
+
+/// Where the vertical line through `(x, z)` crosses the triangles, top down, each with whether
+/// the solid lies under it (a floor) or over it (a roof): by plane equations, a different
+/// route from the queries' barycentric weights.
+fn crossings(triangles: &[[[f64; 3]; 3]], x: f64, z: f64) -> Vec<(f64, bool)> {
+    let mut found: Vec<(f64, bool)> = triangles
+        .iter()
+        .filter_map(|&[p, q, r]| {
+            let side =
+                |a: [f64; 3], b: [f64; 3]| (b[0] - a[0]) * (z - a[2]) - (b[2] - a[2]) * (x - a[0]);
+            let s = [side(p, q), side(q, r), side(r, p)];
+            let inside = s.iter().all(|&v| v >= 0.0) || s.iter().all(|&v| v <= 0.0);
+            let u = [q[0] - p[0], q[1] - p[1], q[2] - p[2]];
+            let w = [r[0] - p[0], r[1] - p[1], r[2] - p[2]];
+            let n = [
+                u[1] * w[2] - u[2] * w[1],
+                u[2] * w[0] - u[0] * w[2],
+                u[0] * w[1] - u[1] * w[0],
+            ];
+            (inside && n[1] != 0.0).then(|| {
+                let y = p[1] - (n[0] * (x - p[0]) + n[2] * (z - p[2])) / n[1];
+                (y, n[1] > 0.0)
+            })
+        })
+        .collect();
+    found.sort_by(|a, b| b.0.total_cmp(&a.0));
+    found.dedup_by(|a, b| (a.0 - b.0).abs() < 1e-9 && a.1 == b.1);
+    found
+}
+
+/// A few hundred points over the block's volume chunks, two tiles in from their rims (the
+/// block's triangles end there), at odd fractions of a tile.
+fn points_over_volume(block: &Block) -> Vec<(f64, f64)> {
+    let layout = ChunkLayout::default();
+    let size = layout.chunk_size();
+    let margin = 2.0 * layout.tile_size;
+    let mut seed = 0x9e37_79b9_u64;
+    let mut next = move || {
+        seed = seed
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (seed >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let mut points = Vec::new();
+    for (k, chunk) in block.chunks.iter().enumerate().filter(|(_, c)| c.volume) {
+        let (cx, cz) = block.coord(k);
+        for _ in 0..150 {
+            let x = f64::from(cx) * size + margin + next() * (size - 2.0 * margin);
+            let z = f64::from(cz) * size + margin + next() * (size - 2.0 * margin);
+            points.push((x, z));
+        }
+        assert!(chunk.volume);
+    }
+    points
+}
+
+/// `ground_top` and `ground_below` read the surface volume chunks draw: over every crossing of a
+/// vertical line with the block's triangles, the floor under a point between two crossings is
+/// the lower one where the solid lies under it, and there is none where the point is in rock.
+#[test]
+fn ground_queries_read_the_drawn_volume() {
+    let world = world(Some(patches()));
+    let block = mixed_block(&world);
+    let triangles = triangles(&block);
+    let layout = ChunkLayout::default();
+    let (mut layered, mut floors, mut in_rock) = (0, 0, 0);
+    for (x, z) in points_over_volume(&block) {
+        let found = crossings(&triangles, x, z);
+        let &(top, top_is_floor) = found.first().expect("ground under every point");
+        assert!(top_is_floor, "the top at {x}, {z} faces down");
+        let ground = world.ground_top(x, z, &layout);
+        assert!(
+            (ground.height - top).abs() < 1e-3 && ground.normal[1] > 0.0,
+            "top at {x}, {z}: {} against the mesh's {top}",
+            ground.height
+        );
+        layered += usize::from(found.len() > 1);
+        for pair in found.windows(2) {
+            let [(upper, _), (lower, lower_is_floor)] = [pair[0], pair[1]];
+            if upper - lower < 1e-2 {
+                continue;
+            }
+            let y = (upper + lower) / 2.0;
+            let below = world.ground_below(x, y, z, &layout);
+            if lower_is_floor {
+                let floor = below.unwrap_or_else(|| panic!("no floor under {x}, {y}, {z}"));
+                assert!(
+                    (floor.height - lower).abs() < 1e-3,
+                    "floor under {x}, {y}, {z}: {} against the mesh's {lower}",
+                    floor.height
+                );
+                floors += 1;
+            } else {
+                assert_eq!(below, None, "{x}, {y}, {z} lies in rock");
+                in_rock += 1;
+            }
+        }
+    }
+    assert!(
+        layered > 20 && floors > 20 && in_rock > 20,
+        "{layered} lines cross the surface more than once, {floors} floors under a roof, \
+         {in_rock} points in rock"
+    );
+}
+
+/// `cast_ray` meets the first of the block's triangles a ray crosses (brute force over all of
+/// them): overhangs and roofs stop it, cave mouths let it in.
+#[test]
+fn rays_meet_the_drawn_volume() {
+    use biome_core::rays::GroundRay;
+    let world = world(Some(patches()));
+    let block = mixed_block(&world);
+    let triangles = triangles(&block);
+    let layout = ChunkLayout::default();
+    let first_hit = |origin: [f64; 3], d: [f64; 3]| {
+        triangles
+            .iter()
+            .filter_map(|&[p, q, r]| {
+                // Cramer's rule on origin + t·d = p + u·(q − p) + v·(r − p).
+                let e1 = [q[0] - p[0], q[1] - p[1], q[2] - p[2]];
+                let e2 = [r[0] - p[0], r[1] - p[1], r[2] - p[2]];
+                let b = [origin[0] - p[0], origin[1] - p[1], origin[2] - p[2]];
+                let det3 = |a: [f64; 3], b: [f64; 3], c: [f64; 3]| {
+                    a[0] * (b[1] * c[2] - b[2] * c[1]) - b[0] * (a[1] * c[2] - a[2] * c[1])
+                        + c[0] * (a[1] * b[2] - a[2] * b[1])
+                };
+                let m = det3(e1, e2, d.map(|c| -c));
+                if m == 0.0 {
+                    return None;
+                }
+                let u = det3(b, e2, d.map(|c| -c)) / m;
+                let v = det3(e1, b, d.map(|c| -c)) / m;
+                let t = det3(e1, e2, b) / m;
+                (u >= 0.0 && v >= 0.0 && u + v <= 1.0 && t >= 0.0).then_some(t)
+            })
+            .min_by(f64::total_cmp)
+    };
+    let (min, max) = block.rect();
+    let margin = 2.0 * layout.tile_size;
+    let inside_block = |p: [f64; 3]| {
+        (min[0] + margin..=max[0] - margin).contains(&p[0])
+            && (min[1] + margin..=max[1] - margin).contains(&p[2])
+    };
+    let (mut compared, mut off_height_field, mut from_rock) = (0, 0, 0);
+    for (k, (x, z)) in points_over_volume(&block).into_iter().enumerate() {
+        // Toward the point from 6 units over its top, leaning a little or a lot.
+        let top = world.ground_top(x, z, &layout).height;
+        let lean: f64 = [0.05, 0.6, 1.5][k % 3];
+        // Unit headings; 7 against the 3 leans gives every pair.
+        let headings = [
+            [1.0, 0.0],
+            [0.6, 0.8],
+            [-0.8, 0.6],
+            [-0.6, -0.8],
+            [0.8, -0.6],
+            [0.0, -1.0],
+            [-1.0, 0.0],
+        ];
+        let [hx, hz] = headings[k % 7];
+        let d = [lean * hx, -1.0, lean * hz];
+        let length = (d[0] * d[0] + 1.0 + d[2] * d[2]).sqrt();
+        let d = d.map(|c| c / length);
+        let reach = 6.0 / -d[1];
+        let origin = [x - d[0] * reach, top + 6.0, z - d[2] * reach];
+        if !inside_block(origin) {
+            continue;
+        }
+        let hit = world.cast_ray(
+            GroundRay {
+                origin,
+                direction: d,
+            },
+            200.0,
+            &layout,
+        );
+        // A ray that starts in rock hits where it starts.
+        let below_origin = crossings(&triangles, origin[0], origin[2])
+            .into_iter()
+            .find(|&(y, _)| y <= origin[1]);
+        let expected = if matches!(below_origin, Some((_, true))) {
+            first_hit(origin, d)
+        } else {
+            from_rock += 1;
+            Some(0.0)
+        };
+        match (hit, expected) {
+            (Some(hit), Some(t)) => {
+                if !inside_block(hit.position) {
+                    continue;
+                }
+                assert!(
+                    (hit.distance - t).abs() < 1e-3,
+                    "ray {origin:?} {d:?} hits at {} against the mesh's {t}",
+                    hit.distance
+                );
+                let [hx, hy, hz] = hit.position;
+                off_height_field += usize::from((hy - world.height_at(hx, hz)).abs() > 0.5);
+                compared += 1;
+            }
+            (None, None) => {}
+            (None, Some(t)) if t > 200.0 => {}
+            (hit, t) => panic!("ray {origin:?} {d:?}: {hit:?} against the mesh's {t:?}"),
+        }
+    }
+    assert!(
+        compared > 200 && off_height_field > 20,
+        "{compared} hits compared, {off_height_field} off the height field, {from_rock} from rock"
+    );
+}

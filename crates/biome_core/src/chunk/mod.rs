@@ -6,7 +6,7 @@
 //! sit at the same world coordinates in both chunks, and normals come from heights that include a
 //! one-tile apron, so edges match exactly in height, normal and colour.
 
-mod volume;
+pub(crate) mod volume;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 

@@ -15,8 +15,8 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use super::{CANCEL_BLOCK, ChunkData, ChunkError, densities};
-use crate::coords::{Stitch, clamp_coordinate};
+use super::{CANCEL_BLOCK, ChunkData, ChunkError, SITE_MARGIN, densities, river_detail};
+use crate::coords::{ChunkLayout, Stitch, clamp_coordinate};
 use crate::density::VolumePoints;
 use crate::generator::{GridAxes, RiverDetail, WorldGenerator};
 use crate::regions::SiteCache;
@@ -40,111 +40,19 @@ pub(super) fn carve(
     rivers: RiverDetail,
     cancel: &AtomicBool,
 ) -> Result<(), ChunkError> {
-    let Some(volume) = generator.volume() else {
-        return Ok(());
-    };
     let layout = chunk.layout;
     let tiles = i64::from(layout.tiles);
-    let ts = layout.tile_size;
-    let first = [
-        i64::from(chunk.node.x) * tiles,
-        i64::from(chunk.node.z) * tiles,
-    ];
-    // Sample lines (vertical rows of samples) a = 0..=tiles + 1 per axis, half a tile before
-    // each vertex of the grid and after the last: the column of cells from line a to a + 1
-    // stands over vertex a.
-    let lines = (tiles + 2) as usize;
-    let line =
-        |offset: usize, a: usize| clamp_coordinate(((first[offset] + a as i64) as f64 - 0.5) * ts);
-    let xs = Scratch::collect((0..lines).flat_map(|_| (0..lines).map(|a| line(0, a))));
-    let zs = Scratch::collect((0..lines).flat_map(|b| std::iter::repeat_n(line(1, b), lines)));
-    let mut shares = Scratch::zeroed(xs.len());
-    volume.mask.values(&xs, &zs, cache, &mut shares);
-    shares.iter_mut().for_each(|t| *t = VolumeField::share(*t));
-    if shares.iter().all(|&t| t == 0.0) {
-        return Ok(());
-    }
-    let rows = Scratch::collect((0..lines).map(|b| line(1, b)));
-    let axes = GridAxes {
-        xs: &xs[..lines],
-        zs: &rows,
+    let window = ColumnWindow {
+        first: [
+            i64::from(chunk.node.x) * tiles,
+            i64::from(chunk.node.z) * tiles,
+        ],
+        verts: layout.tiles as usize + 1,
+        tile_size: layout.tile_size,
     };
-    let height_scale = generator.settings().terrain.height_scale;
-    let mut grounds = densities(generator, &xs, &zs, cache, rivers, Some(axes), cancel)?;
-    grounds.iter_mut().for_each(|g| *g *= height_scale);
-
-    // Whole steps of `ts` from below the lowest band to above the highest, with a whole layer
-    // strictly outside the bands each way, so every crossing lies on an edge the grid owns (it
-    // owns the edges from layer 1 up).
-    let (low, high) = grounds
-        .iter()
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &g| {
-            (lo.min(g), hi.max(g))
-        });
-    let bottom = ((low - volume.below) / ts).floor() as i64 - 2;
-    let top = ((high + volume.above) / ts).ceil() as i64 + 1;
-    let layers = (top - bottom + 1) as usize;
-    let y = |j: usize| (bottom + j as i64) as f64 * ts;
-    // Sample (a, j, b) at a + lines · (b + lines · j): line n = a + lines · b, layer j.
-    let area = lines * lines;
-    let mut values = Vec::with_capacity(area * layers);
-    for j in 0..layers {
-        values.extend(grounds.iter().map(|&ground| ground - y(j)));
-    }
-
-    // The volume where it may differ: lines with a share, heights in their band.
-    // Each point's place in `values`, and its line's share.
-    let band = ((volume.below + volume.above) / ts) as usize + 3;
-    let shared = shares.iter().filter(|&&t| t > 0.0).count();
-    let mut at: Vec<(usize, f64)> = Vec::with_capacity(shared * band);
-    let [mut px, mut py, mut pz, mut pg] =
-        std::array::from_fn(|_| Vec::with_capacity(shared * band));
-    for (n, (&share, &ground)) in shares.iter().zip(grounds.iter()).enumerate() {
-        if share == 0.0 {
-            continue;
-        }
-        // The band's layers, a layer wider each way before the exact test.
-        let layer = |h: f64| (h / ts).floor() as i64 - bottom;
-        let from = (layer(ground - volume.below) - 1).max(0) as usize;
-        let to = ((layer(ground + volume.above) + 2).max(0) as usize).min(layers);
-        for j in (from..to).filter(|&j| volume.in_band(y(j), ground)) {
-            at.push((n + area * j, share));
-            px.push(xs[n]);
-            py.push(y(j));
-            pz.push(zs[n]);
-            pg.push(ground);
-        }
-    }
-    let mut solid = vec![0.0; at.len()];
-    for start in (0..at.len()).step_by(CANCEL_BLOCK) {
-        if cancel.load(Ordering::Relaxed) {
-            return Err(ChunkError::Cancelled);
-        }
-        std::thread::yield_now();
-        let end = (start + CANCEL_BLOCK).min(at.len());
-        let block = VolumePoints {
-            xs: &px[start..end],
-            ys: &py[start..end],
-            zs: &pz[start..end],
-            grounds: &pg[start..end],
-        };
-        volume
-            .density
-            .volume_values(block, cache, &mut solid[start..end]);
-    }
-    for (&(k, share), &v) in at.iter().zip(&solid) {
-        values[k] = VolumeField::blend(values[k], share, v);
-    }
-
-    // A line is plain where every sample has the height field's sign.
-    let mut plain = vec![true; area];
-    for (j, layer) in values.chunks_exact(area).enumerate() {
-        for ((plain, &value), &ground) in plain.iter_mut().zip(layer).zip(grounds.iter()) {
-            *plain &= (value > 0.0) == (ground - y(j) > 0.0);
-        }
-    }
-    let verts = lines - 1;
-    let last = verts - 1;
+    let last = window.verts - 1;
+    // Along a side stitched to a coarser node (and at a flagged corner) the columns keep the
+    // stitched height-field vertices whatever the volume, so the edge follows the coarse one.
     let stitched = |a: usize, b: usize| {
         let corners = [(0, 0), (last, 0), (0, last), (last, last)];
         let corner =
@@ -152,58 +60,32 @@ pub(super) fn carve(
         let s = stitch.sides;
         corner || (s[0] && a == 0) || (s[1] && a == last) || (s[2] && b == 0) || (s[3] && b == last)
     };
-    let merged: Vec<Option<u32>> = (0..verts * verts)
-        .map(|n| {
-            let (a, b) = (n % verts, n / verts);
-            let column_plain = [(a, b), (a + 1, b), (a, b + 1), (a + 1, b + 1)]
-                .iter()
-                .all(|&(i, k)| plain[i + lines * k]);
-            (column_plain || stitched(a, b)).then_some(n as u32)
-        })
-        .collect();
-    if merged.iter().all(Option::is_some) {
+    let carving = Carving {
+        generator,
+        cache,
+        rivers,
+        cancel,
+    };
+    let Some(carved) = carving.carve(window, &stitched, Heights::ALL)? else {
         return Ok(());
-    }
-    if cancel.load(Ordering::Relaxed) {
-        return Err(ChunkError::Cancelled);
-    }
-
-    let sampled = SampledVolume {
-        origin: [first[0] - 1, bottom, first[1] - 1],
-        step: ts,
-        size: [lines, layers, lines],
-        values: &values,
     };
-    let owned = OwnedEdges {
-        from: [1, 1, 1],
-        to: [lines - 1, layers - 1, lines - 1],
-    };
-    let mesh = mesh_volume_merged(
-        &sampled,
-        owned,
-        MergedColumns {
-            vertices: &merged,
-            first: chunk.positions.len() as u32,
-        },
-    )
-    .expect("the chunk's grid has the sizes and columns it meshes");
-
     let origin = chunk.origin;
-    let round = |v: f64| (v * POSITION_STEPS).round() / POSITION_STEPS;
-    for ((position, normal), cell) in mesh.positions.iter().zip(&mesh.normals).zip(&mesh.cells) {
-        // The grid's positions are whole steps from line 0's, half a tile before the vertices.
-        let world = [position[0] + ts / 2.0, position[1], position[2] + ts / 2.0];
+    for ((world, normal), &from) in carved
+        .positions
+        .iter()
+        .zip(&carved.normals)
+        .zip(&carved.columns)
+    {
         let relative = [
-            (round(world[0]) - origin[0]) as f32,
-            round(world[1]) as f32,
-            (round(world[2]) - origin[1]) as f32,
+            (world[0] - origin[0]) as f32,
+            world[1] as f32,
+            (world[2] - origin[1]) as f32,
         ];
         chunk.min_height = chunk.min_height.min(relative[1]);
         chunk.max_height = chunk.max_height.max(relative[1]);
         chunk.positions.push(relative);
         chunk.normals.push(normal.map(|v| v as f32));
         // The cell's own column's vertex lends it its ground's colour and biomes.
-        let from = cell[2] * verts + cell[0];
         chunk.colors.push(chunk.colors[from]);
         chunk.land_colors.push(chunk.land_colors[from]);
         chunk.temperatures.push(chunk.temperatures[from]);
@@ -211,7 +93,310 @@ pub(super) fn carve(
         chunk.biomes.push(chunk.biomes[from]);
         chunk.biome_blends.push(chunk.biome_blends[from]);
     }
-    chunk.indices = mesh.indices;
+    chunk.indices = carved.indices;
     chunk.volume = true;
     Ok(())
+}
+
+/// A square of columns of the full-detail tile lattice: `verts` along each axis from vertex
+/// `first` (in tiles), the columns of cells standing over those vertices.
+#[derive(Clone, Copy, Debug)]
+struct ColumnWindow {
+    first: [i64; 2],
+    verts: usize,
+    tile_size: f64,
+}
+
+/// The heights a carving is asked about: a window whose bands all lie outside them is left
+/// to the height field without sampling the volume.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Heights {
+    pub(crate) low: f64,
+    pub(crate) high: f64,
+}
+
+impl Heights {
+    pub(crate) const ALL: Self = Self {
+        low: f64::NEG_INFINITY,
+        high: f64::INFINITY,
+    };
+}
+
+/// What the volume makes of a window ([`Carving::carve`]).
+struct CarvedColumns {
+    /// The vertices the volume makes, in world units, rounded to [`POSITION_STEPS`].
+    positions: Vec<[f64; 3]>,
+    /// Their unit normals, out of the solid.
+    normals: Vec<[f64; 3]>,
+    /// The column (`a + verts · b`) each of them stands in.
+    columns: Vec<usize>,
+    /// Three vertex indices per triangle: below `verts²` the lattice's own vertex of that
+    /// column, from there on `positions` in order.
+    indices: Vec<u32>,
+}
+
+/// What a carving reads the world with: the generator, a site cache over the window and half
+/// a tile around, how the rivers are carved, and the flag that cancels it.
+struct Carving<'a> {
+    generator: &'a WorldGenerator,
+    cache: &'a SiteCache,
+    rivers: RiverDetail,
+    cancel: &'a AtomicBool,
+}
+
+impl Carving<'_> {
+    /// Samples the volume over `window` and meshes it by surface nets, the columns `keep`
+    /// says (and those whose samples all keep the height field's sign) taking the lattice's
+    /// vertex; `None` where that leaves the window the height field's, or where no band
+    /// reaches `heights`.
+    fn carve(
+        &self,
+        window: ColumnWindow,
+        keep: &dyn Fn(usize, usize) -> bool,
+        heights: Heights,
+    ) -> Result<Option<CarvedColumns>, ChunkError> {
+        let Self {
+            generator,
+            cache,
+            rivers,
+            cancel,
+        } = *self;
+        let Some(volume) = generator.volume() else {
+            return Ok(None);
+        };
+        let ColumnWindow {
+            first,
+            verts,
+            tile_size: ts,
+        } = window;
+        // Sample lines (vertical rows of samples) a = 0..=verts per axis, half a tile before
+        // each vertex of the lattice and after the last: the column of cells from line a to
+        // a + 1 stands over vertex a.
+        let lines = verts + 1;
+        let line = |offset: usize, a: usize| {
+            clamp_coordinate(((first[offset] + a as i64) as f64 - 0.5) * ts)
+        };
+        let xs = Scratch::collect((0..lines).flat_map(|_| (0..lines).map(|a| line(0, a))));
+        let zs = Scratch::collect((0..lines).flat_map(|b| std::iter::repeat_n(line(1, b), lines)));
+        let mut shares = Scratch::zeroed(xs.len());
+        volume.mask.values(&xs, &zs, cache, &mut shares);
+        shares.iter_mut().for_each(|t| *t = VolumeField::share(*t));
+        if shares.iter().all(|&t| t == 0.0) {
+            return Ok(None);
+        }
+        let rows = Scratch::collect((0..lines).map(|b| line(1, b)));
+        let axes = GridAxes {
+            xs: &xs[..lines],
+            zs: &rows,
+        };
+        let height_scale = generator.settings().terrain.height_scale;
+        let mut grounds = densities(generator, &xs, &zs, cache, rivers, Some(axes), cancel)?;
+        grounds.iter_mut().for_each(|g| *g *= height_scale);
+
+        // Whole steps of `ts` from below the lowest band to above the highest, with a whole
+        // layer strictly outside the bands each way, so every crossing lies on an edge the
+        // grid owns (it owns the edges from layer 1 up).
+        let (low, high) = grounds
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &g| {
+                (lo.min(g), hi.max(g))
+            });
+        let bottom = ((low - volume.below) / ts).floor() as i64 - 2;
+        let top = ((high + volume.above) / ts).ceil() as i64 + 1;
+        // The surface stays within the grid's cells.
+        if (top as f64) * ts < heights.low || (bottom as f64) * ts > heights.high {
+            return Ok(None);
+        }
+        let layers = (top - bottom + 1) as usize;
+        let y = |j: usize| (bottom + j as i64) as f64 * ts;
+        // Sample (a, j, b) at a + lines · (b + lines · j): line n = a + lines · b, layer j.
+        let area = lines * lines;
+        let mut values = Vec::with_capacity(area * layers);
+        for j in 0..layers {
+            values.extend(grounds.iter().map(|&ground| ground - y(j)));
+        }
+
+        // The volume where it may differ: lines with a share, heights in their band.
+        // Each point's place in `values`, and its line's share.
+        let band = ((volume.below + volume.above) / ts) as usize + 3;
+        let shared = shares.iter().filter(|&&t| t > 0.0).count();
+        let mut at: Vec<(usize, f64)> = Vec::with_capacity(shared * band);
+        let [mut px, mut py, mut pz, mut pg] =
+            std::array::from_fn(|_| Vec::with_capacity(shared * band));
+        for (n, (&share, &ground)) in shares.iter().zip(grounds.iter()).enumerate() {
+            if share == 0.0 {
+                continue;
+            }
+            // The band's layers, a layer wider each way before the exact test.
+            let layer = |h: f64| (h / ts).floor() as i64 - bottom;
+            let from = (layer(ground - volume.below) - 1).max(0) as usize;
+            let to = ((layer(ground + volume.above) + 2).max(0) as usize).min(layers);
+            for j in (from..to).filter(|&j| volume.in_band(y(j), ground)) {
+                at.push((n + area * j, share));
+                px.push(xs[n]);
+                py.push(y(j));
+                pz.push(zs[n]);
+                pg.push(ground);
+            }
+        }
+        let mut solid = vec![0.0; at.len()];
+        for start in (0..at.len()).step_by(CANCEL_BLOCK) {
+            if cancel.load(Ordering::Relaxed) {
+                return Err(ChunkError::Cancelled);
+            }
+            std::thread::yield_now();
+            let end = (start + CANCEL_BLOCK).min(at.len());
+            let block = VolumePoints {
+                xs: &px[start..end],
+                ys: &py[start..end],
+                zs: &pz[start..end],
+                grounds: &pg[start..end],
+            };
+            volume
+                .density
+                .volume_values(block, cache, &mut solid[start..end]);
+        }
+        for (&(k, share), &v) in at.iter().zip(&solid) {
+            values[k] = VolumeField::blend(values[k], share, v);
+        }
+
+        // A line is plain where every sample has the height field's sign.
+        let mut plain = vec![true; area];
+        for (j, layer) in values.chunks_exact(area).enumerate() {
+            for ((plain, &value), &ground) in plain.iter_mut().zip(layer).zip(grounds.iter()) {
+                *plain &= (value > 0.0) == (ground - y(j) > 0.0);
+            }
+        }
+        let merged: Vec<Option<u32>> = (0..verts * verts)
+            .map(|n| {
+                let (a, b) = (n % verts, n / verts);
+                let column_plain = [(a, b), (a + 1, b), (a, b + 1), (a + 1, b + 1)]
+                    .iter()
+                    .all(|&(i, k)| plain[i + lines * k]);
+                (column_plain || keep(a, b)).then_some(n as u32)
+            })
+            .collect();
+        if merged.iter().all(Option::is_some) {
+            return Ok(None);
+        }
+        if cancel.load(Ordering::Relaxed) {
+            return Err(ChunkError::Cancelled);
+        }
+
+        let sampled = SampledVolume {
+            origin: [first[0] - 1, bottom, first[1] - 1],
+            step: ts,
+            size: [lines, layers, lines],
+            values: &values,
+        };
+        let owned = OwnedEdges {
+            from: [1, 1, 1],
+            to: [lines - 1, layers - 1, lines - 1],
+        };
+        let first_made = u32::try_from(merged.len()).expect("a window's columns fit in u32");
+        let mesh = mesh_volume_merged(
+            &sampled,
+            owned,
+            MergedColumns {
+                vertices: &merged,
+                first: first_made,
+            },
+        )
+        .expect("the window's grid has the sizes and columns it meshes");
+
+        let round = |v: f64| (v * POSITION_STEPS).round() / POSITION_STEPS;
+        Ok(Some(CarvedColumns {
+            // The grid's positions are whole steps from line 0's, half a tile before the
+            // vertices.
+            positions: mesh
+                .positions
+                .iter()
+                .map(|p| [round(p[0] + ts / 2.0), round(p[1]), round(p[2] + ts / 2.0)])
+                .collect(),
+            normals: mesh.normals,
+            columns: mesh
+                .cells
+                .iter()
+                .map(|cell| cell[2] * verts + cell[0])
+                .collect(),
+            indices: mesh.indices,
+        }))
+    }
+}
+
+/// A triangle of the drawn ground, its corners in world units, wound counter-clockwise seen
+/// from outside the solid.
+pub(crate) type GroundTriangle = [[f64; 3]; 3];
+
+/// The triangles of the full-detail ground that may lie over tile `tile` of `layout`'s
+/// lattice (the tile's own, and the cells' walls beside it), exactly as a level-0 chunk draws
+/// them unstitched; `None` where the volume leaves the ground there to the height field or
+/// has no band within `heights`.
+pub(crate) fn ground_patch(
+    generator: &WorldGenerator,
+    layout: &ChunkLayout,
+    tile: [i64; 2],
+    heights: Heights,
+) -> Option<Vec<GroundTriangle>> {
+    generator.volume()?;
+    let ts = layout.tile_size;
+    // The quads over a tile join the columns over its corners and one more each way (a wall
+    // between two columns reaches half a tile into each).
+    let window = ColumnWindow {
+        first: [tile[0] - 1, tile[1] - 1],
+        verts: 4,
+        tile_size: ts,
+    };
+    let world = |g: i64| clamp_coordinate(g as f64 * ts);
+    let (low, high) = (window.first, [tile[0] + 3, tile[1] + 3]);
+    let cache = SiteCache::covering(
+        *generator.regions(),
+        world(low[0]) - ts,
+        world(low[1]) - ts,
+        world(high[0]),
+        world(high[1]),
+        SITE_MARGIN,
+    );
+    let cancel = AtomicBool::new(false);
+    let carving = Carving {
+        generator,
+        cache: &cache,
+        rivers: river_detail(generator, 0, layout),
+        cancel: &cancel,
+    };
+    let carved = carving
+        .carve(window, &|_, _| false, heights)
+        .expect("nothing cancels a query")?;
+    // The lattice's own vertices, as the chunk's grid has them.
+    let verts = window.verts;
+    let corner = |n: usize| world(window.first[0] + (n % verts) as i64);
+    let row = |n: usize| world(window.first[1] + (n / verts) as i64);
+    let xs = Scratch::collect((0..verts * verts).map(corner));
+    let zs = Scratch::collect((0..verts * verts).map(row));
+    let density = densities(generator, &xs, &zs, &cache, carving.rivers, None, &cancel)
+        .expect("nothing cancels a query");
+    let scale = generator.settings().terrain.height_scale;
+    let position = |v: u32| {
+        let v = v as usize;
+        match v.checked_sub(verts * verts) {
+            Some(made) => carved.positions[made],
+            None => [xs[v], density[v] * scale, zs[v]],
+        }
+    };
+    let over = |t: &GroundTriangle, axis: usize, offset: usize| {
+        let (lo, hi) = t
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), p| {
+                (lo.min(p[axis]), hi.max(p[axis]))
+            });
+        lo <= world(tile[offset] + 1) && hi >= world(tile[offset])
+    };
+    Some(
+        carved
+            .indices
+            .chunks_exact(3)
+            .map(|t| [position(t[0]), position(t[1]), position(t[2])])
+            .filter(|t| over(t, 0, 0) && over(t, 2, 1))
+            .collect(),
+    )
 }
