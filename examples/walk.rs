@@ -1,7 +1,7 @@
 //! Walk on an endless biome world: a character on avian3d physics (feature `avian`).
 //!
 //! ```text
-//! cargo run --example walk --features avian -- [--seed N] [--preset NAME|FILE.ron] [--horizon METRES] [--at X,Z] [--screenshot PATH] [--panel open|closed] [--terraform]
+//! cargo run --example walk --features avian -- [--seed N] [--preset NAME|FILE.ron] [--horizon METRES] [--at X,Z] [--screenshot PATH] [--panel open|closed] [--terraform] [--cave]
 //! ```
 //!
 //! W/A/S/D walk, Shift runs, Space jumps (and swims up in deep water), the mouse looks around
@@ -16,6 +16,11 @@
 //! one to lower it, F to flatten it to the height under the ring where you began; the wheel
 //! sizes the ring and Z takes back the last stroke. Strokes are `BiomeWorldEdits` brushes: the
 //! nodes and colliders under them are rebuilt within a few frames, and you can stand on them.
+//!
+//! `--cave` starts on the floor of the nearest hollow under a roof (a cave, or the ground under an
+//! arch or overhang) within a few hundred units of the start, looking the way it stays open
+//! longest, in first person: try it with `--preset caves`. The third-person camera stays on the player's side of
+//! the ground, caves and overhangs included (a ray from the eyes back to it).
 //!
 //! `--screenshot PATH` waits until every chunk in view is built, saves a PNG and exits (with
 //! `--terraform`, after raising a mound and flattening a terrace ahead of the player).
@@ -42,7 +47,7 @@ use screenshot::ScreenshotPlugin;
 use world_args::StartNear;
 
 fn main() -> ExitCode {
-    let args = match world_args::parse("walk", &["--terraform"]) {
+    let args = match world_args::parse("walk", &["--terraform", "--cave"]) {
         Ok(args) => args,
         Err(message) => {
             eprintln!("{message}");
@@ -50,10 +55,12 @@ fn main() -> ExitCode {
         }
     };
     let terraforming = args.switches.iter().any(|flag| flag == "--terraform");
+    let in_cave = args.switches.iter().any(|flag| flag == "--cave");
     let mut app = App::new();
     app.insert_resource(args.settings)
         .insert_resource(args.streaming)
         .insert_resource(args.start)
+        .insert_resource(StartInCave(in_cave))
         .add_plugins(world_window("bevy_biome_world: walk"))
         .add_plugins((
             BiomeWorldPlugin,
@@ -106,6 +113,10 @@ fn main() -> ExitCode {
 
 #[derive(Component)]
 struct Player;
+
+/// `--cave`: start on the floor of a hollow under a roof.
+#[derive(Resource)]
+struct StartInCave(bool);
 
 /// The character's state: what the keys and mouse asked for, and how it moves.
 #[derive(Resource)]
@@ -163,9 +174,30 @@ fn setup(
     mut meshes: ResMut<Assets<Mesh>>,
     mut materials: ResMut<Assets<StandardMaterial>>,
     start: Res<StartNear>,
+    in_cave: Res<StartInCave>,
+    mut walker: ResMut<Walker>,
 ) {
-    let start = land_near(&biome_world, start.0, 4.0);
-    let ground = biome_world.ground_height_at(start);
+    let cave = in_cave
+        .0
+        .then(|| cave_near(&biome_world, start.0))
+        .flatten();
+    let feet = match cave {
+        Some(floor) => {
+            (walker.yaw, walker.pitch) =
+                open_way(&biome_world, floor + Vec3::Y * (FOOT + 0.1 + EYE));
+            // A third-person camera has little room in a cave.
+            walker.first_person = true;
+            info!("starting in the hollow at {floor}");
+            floor
+        }
+        None => {
+            if in_cave.0 {
+                warn!("no hollow under a roof within {CAVE_SEARCH} units; starting on the land");
+            }
+            let start = land_near(&biome_world, start.0, 4.0);
+            start.extend(biome_world.ground_height_at(start)).xzy()
+        }
+    };
     commands.spawn((
         Player,
         BiomeWorldAnchor,
@@ -176,9 +208,22 @@ fn setup(
         TransformInterpolation,
         Mesh3d(meshes.add(Capsule3d::new(RADIUS, LENGTH))),
         MeshMaterial3d(materials.add(Color::srgb(0.85, 0.35, 0.2))),
-        Transform::from_xyz(start.x, ground + FOOT + 0.5, start.y),
+        Transform::from_translation(feet + Vec3::Y * (FOOT + 0.5)),
     ));
-    commands.spawn((Camera3d::default(), HorizonView::default()));
+    commands.spawn((
+        Camera3d::default(),
+        HorizonView::default(),
+        // A lamp over the camera: the sun does not reach into caves.
+        children![(
+            PointLight {
+                color: Color::srgb(1.0, 0.8, 0.55),
+                intensity: 400_000.0,
+                range: 30.0,
+                ..default()
+            },
+            Transform::from_xyz(0.0, 0.3, 0.0),
+        )],
+    ));
     commands.spawn((
         TerraformHelp,
         Text::new(""),
@@ -262,11 +307,11 @@ fn walk(
         if biome_world.ground_ready_at(here.xz()) {
             walker.landed = Some(state.generation());
             walker.velocity = Vec3::ZERO;
-            transform.translation.y = biome_world.ground_height_at(here.xz()) + FOOT + 0.1;
+            transform.translation.y = floor_under(&biome_world, here) + FOOT + 0.1;
         }
         return;
     }
-    let floor = biome_world.ground_height_at(here.xz());
+    let floor = floor_under(&biome_world, here);
     let feet = here.y - FOOT;
     // Water only where it is drawn: the sea, rivers and lakes.
     let surface = state
@@ -328,7 +373,72 @@ fn walk(
     walker.grounded = grounded || (swimming && walker.velocity.y.abs() < 1.0);
 }
 
-/// The camera behind the player (or at its eyes), never inside the ground.
+/// The floor under `point`: a cave's in a cave, the top of the ground where the point lies in
+/// the rock (a new world may have raised the ground over it).
+fn floor_under(biome_world: &BiomeWorld, point: Vec3) -> f32 {
+    biome_world.ground_below(point).map_or_else(
+        || biome_world.ground_height_at(point.xz()),
+        |floor| floor.height,
+    )
+}
+
+/// How far from the start `--cave` looks for a hollow, world units.
+const CAVE_SEARCH: f32 = 400.0;
+
+/// The floor of the hollow under a roof nearest `centre` with room to stand (3 units from floor
+/// to roof, and level enough not to slide off), along a square spiral of 4-unit steps:
+/// `solid_at` down each line from its top finds rock with air under it, and `ground_below` the
+/// floor the player will stand on.
+fn cave_near(biome_world: &BiomeWorld, centre: Vec2) -> Option<Vec3> {
+    let generator = biome_world.generator();
+    let solid =
+        |x: f32, y: f32, z: f32| generator.solid_at(f64::from(x), f64::from(y), f64::from(z)) > 0.0;
+    let rings = (CAVE_SEARCH / 4.0) as i32;
+    let spiral = (0..=rings).flat_map(|r| {
+        (-r..=r)
+            .flat_map(move |i| (-r..=r).map(move |j| IVec2::new(i, j)))
+            .filter(move |step| step.x.abs().max(step.y.abs()) == r)
+    });
+    spiral
+        .map(|step| centre + step.as_vec2() * 4.0)
+        .find_map(|p| {
+            let top = biome_world.ground_height_at(p);
+            // Down from under the top: the first air under rock is a roof's underside.
+            let depth = |k: i32| top - 0.5 * k as f32;
+            let roof =
+                (2..80).find(|&k| !solid(p.x, depth(k), p.y) && solid(p.x, depth(k - 1), p.y))?;
+            let floor = biome_world.ground_below(p.extend(depth(roof)).xzy())?;
+            (depth(roof) - floor.height >= 3.0 && floor.normal.y > 0.97)
+                .then(|| p.extend(floor.height).xzy())
+        })
+}
+
+/// The heading and pitch from `eye` along which the ground stays open longest (16 headings,
+/// level or raised a little, up to 300 units), level where several see out: along a cave, or out
+/// of its mouth into the daylight.
+fn open_way(biome_world: &BiomeWorld, eye: Vec3) -> (f32, f32) {
+    const REACH: f32 = 300.0;
+    let views = [0.0, 0.25, 0.5]
+        .into_iter()
+        .flat_map(|pitch| (0..16).map(move |k| (k as f32 * std::f32::consts::TAU / 16.0, pitch)));
+    views
+        .map(|(yaw, pitch)| {
+            let ahead = Quat::from_euler(EulerRot::YXZ, yaw, pitch, 0.0) * Vec3::NEG_Z;
+            let ray = Ray3d::new(eye, Dir3::new(ahead).unwrap_or(Dir3::NEG_Z));
+            let free = biome_world
+                .cast_ray(ray, REACH)
+                .map_or(REACH, |hit| hit.distance);
+            ((yaw, pitch), free)
+        })
+        // The first of the longest: the levellest.
+        .fold(((0.0, 0.0), f32::NEG_INFINITY), |best, view| {
+            if view.1 > best.1 { view } else { best }
+        })
+        .0
+}
+
+/// The camera behind the player (or at its eyes), never inside the ground: a ray from the eyes
+/// back to it stops where the ground (a cave's wall, an overhang) comes between.
 fn follow_player(
     walker: Res<Walker>,
     biome_world: BiomeWorld,
@@ -341,9 +451,12 @@ fn follow_player(
     let position = if walker.first_person {
         eye
     } else {
-        let behind = eye + rotation * Vec3::new(0.0, 0.6, 6.0);
-        let ground = biome_world.ground_height_at(behind.xz()) + 0.5;
-        behind.with_y(behind.y.max(ground))
+        let back = rotation * Vec3::new(0.0, 0.6, 6.0);
+        let ray = Ray3d::new(eye, Dir3::new(back).unwrap_or(Dir3::Y));
+        let boom = biome_world
+            .cast_ray(ray, back.length())
+            .map_or(back.length(), |hit| (hit.distance - 0.4).max(0.2));
+        eye + *ray.direction * boom
     };
     *visibility = if walker.first_person {
         Visibility::Hidden
@@ -416,8 +529,7 @@ const STROKE_STEP: f32 = 0.1;
 /// Metres a raise or lower step moves the ground at the ring's centre.
 const STROKE_LIFT: f64 = 0.5;
 
-/// The ground point at the centre of the view: the first point along the camera's ray below the
-/// ground, refined by halving.
+/// The ground point at the centre of the view: where the camera's ray first meets the ground.
 fn aim_brush(
     mut terraform: ResMut<Terraform>,
     biome_world: BiomeWorld,
@@ -431,25 +543,8 @@ fn aim_brush(
         terraform.aim = Some(at.extend(biome_world.ground_height_at(at)).xzy());
         return;
     }
-    let (from, along) = (camera.translation, *camera.forward());
-    let below = |t: f32| {
-        let p = from + along * t;
-        p.y < biome_world.ground_height_at(p.xz())
-    };
-    let Some(step) = (1..=(REACH * 2.0) as u32).find(|&k| below(k as f32 * 0.5)) else {
-        return;
-    };
-    let (mut above, mut under) = ((step - 1) as f32 * 0.5, step as f32 * 0.5);
-    for _ in 0..12 {
-        let mid = (above + under) / 2.0;
-        if below(mid) {
-            under = mid;
-        } else {
-            above = mid;
-        }
-    }
-    let p = from + along * under;
-    terraform.aim = Some(p.with_y(biome_world.ground_height_at(p.xz())));
+    let ray = Ray3d::new(camera.translation, camera.forward());
+    terraform.aim = biome_world.cast_ray(ray, REACH).map(|hit| hit.point);
 }
 
 /// T, the mouse buttons, F, the wheel and Z: strokes become brushes in `BiomeWorldEdits`.

@@ -43,6 +43,7 @@ impl Plugin for ScenePlugin {
                     DirectionalLight {
                         illuminance: 9_000.0,
                         color: Color::srgb(1.0, 0.96, 0.88),
+                        shadow_maps_enabled: true,
                         ..default()
                     },
                     Transform::from_xyz(0.0, 1.0, 0.0)
