@@ -208,6 +208,9 @@ pub(super) struct DraggedLine {
 pub(super) struct PanelTextures {
     pub(super) minimap: Option<egui::TextureHandle>,
     pub(super) previews: Vec<egui::TextureHandle>,
+    /// The volume's nodes' slices, and its mask's nodes' previews.
+    pub(super) volume_previews: Vec<egui::TextureHandle>,
+    pub(super) mask_previews: Vec<egui::TextureHandle>,
     pub(super) dragging: Option<DraggedLine>,
 }
 
@@ -223,15 +226,27 @@ impl PanelTextures {
             Some(handle) => handle.set(minimap, options),
             None => self.minimap = Some(ctx.load_texture("biome minimap", minimap, options)),
         }
-        self.previews.truncate(snapshot.previews.len());
-        for (i, pixels) in snapshot.previews.iter().enumerate() {
-            let image =
-                egui::ColorImage::from_rgba_unmultiplied([PREVIEW_SIZE, PREVIEW_SIZE], pixels);
-            match self.previews.get_mut(i) {
-                Some(handle) => handle.set(image, options),
-                None => {
-                    let handle = ctx.load_texture(format!("biome node {i}"), image, options);
-                    self.previews.push(handle);
+        let previews = [
+            (&mut self.previews, &snapshot.previews, "biome node"),
+            (
+                &mut self.volume_previews,
+                &snapshot.volume_previews,
+                "biome volume node",
+            ),
+            (
+                &mut self.mask_previews,
+                &snapshot.mask_previews,
+                "biome mask node",
+            ),
+        ];
+        for (handles, pictures, name) in previews {
+            handles.truncate(pictures.len());
+            for (i, pixels) in pictures.iter().enumerate() {
+                let image =
+                    egui::ColorImage::from_rgba_unmultiplied([PREVIEW_SIZE, PREVIEW_SIZE], pixels);
+                match handles.get_mut(i) {
+                    Some(handle) => handle.set(image, options),
+                    None => handles.push(ctx.load_texture(format!("{name} {i}"), image, options)),
                 }
             }
         }

@@ -185,6 +185,9 @@ pub(super) fn window(ctx: &egui::Context, panel: &mut Panel<'_>, shown: &Shown<'
             egui::CollapsingHeader::new("Rivers")
                 .show(ui, |ui| rivers_section(ui, panel.draft.generator()));
             egui::CollapsingHeader::new("Density stack").show(ui, |ui| density_section(ui, panel));
+            egui::CollapsingHeader::new("Caves and overhangs").show(ui, |ui| {
+                volume_section(ui, panel.draft.generator(), panel.textures);
+            });
             egui::CollapsingHeader::new("Trees")
                 .show(ui, |ui| trees_section(ui, panel.draft.generator()));
             egui::CollapsingHeader::new("Scatter").show(ui, |ui| scatter_section(ui, panel.draft));
@@ -969,6 +972,37 @@ fn density_section(ui: &mut egui::Ui, panel: &mut Panel<'_>) {
     node_rows(ui, stack, 0, &panel.textures.previews);
 }
 
+/// The world's volume (`terrain.volume`): its band, and the nodes of its density and its mask
+/// with their previews.
+fn volume_section(ui: &mut egui::Ui, settings: &mut WorldSettings, textures: &PanelTextures) {
+    let Some(volume) = &mut settings.terrain.volume else {
+        ui.small(
+            "This world has no volume: load the caves preset, or give a preset a \
+             terrain.volume, for caves, overhangs and arches.",
+        );
+        return;
+    };
+    slider(
+        ui,
+        &mut volume.below,
+        &limits::VOLUME_BAND,
+        "reach under ground (u)",
+    );
+    slider(
+        ui,
+        &mut volume.above,
+        &limits::VOLUME_BAND,
+        "reach over ground (u)",
+    );
+    ui.small(
+        "Volume: each preview is a slice along x through the camera, the band around the \
+         ground high (brown rock, blue hollows, the height field's surface green).",
+    );
+    node_rows(ui, &mut volume.density, 5000, &textures.volume_previews);
+    ui.small("Mask: where the volume may change the ground, seen from above (white is 1).");
+    node_rows(ui, &mut volume.mask, 6000, &textures.mask_previews);
+}
+
 /// One row per node of `graph` (indented by depth) with its switch, its preview when
 /// `previews` has one, and its fields; `salt` keeps the widgets of several graphs apart.
 fn node_rows(
@@ -1469,6 +1503,24 @@ mod tests {
         });
         // No renderer here to take the font atlas.
         output.textures_delta.clear();
+    }
+
+    /// The volume's section, drawn frame after frame over the `caves` preset, leaves its
+    /// settings as they are (no slider clamps a value), so the world is not rebuilt for it.
+    #[test]
+    fn the_volume_section_leaves_the_settings_alone() {
+        let caves =
+            WorldSettings::from_ron(include_str!("../../assets/presets/caves.ron")).unwrap();
+        let mut settings = caves.clone();
+        let textures = PanelTextures::default();
+        for _ in 0..3 {
+            let ctx = egui::Context::default();
+            let mut output = ctx.run_ui(egui::RawInput::default(), |ui| {
+                volume_section(ui, &mut settings, &textures);
+            });
+            output.textures_delta.clear();
+        }
+        assert_eq!(settings, caves);
     }
 
     /// Drawn frame after frame without a press, the section leaves the edits unchanged, so the

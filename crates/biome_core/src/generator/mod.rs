@@ -250,6 +250,20 @@ impl WorldGenerator {
         self.terrain.volume.as_ref()
     }
 
+    /// The compiled density of the world's volume (`terrain.volume.density`, read at `(x, y,
+    /// z)`), where it has one: for previews of single nodes.
+    #[must_use]
+    pub fn volume_density(&self) -> Option<&DensityField> {
+        self.volume().map(|volume| &volume.density)
+    }
+
+    /// The compiled mask of the world's volume (`terrain.volume.mask`, a height stack), where it
+    /// has one: for previews of single nodes.
+    #[must_use]
+    pub fn volume_mask(&self) -> Option<&DensityField> {
+        self.volume().map(|volume| &volume.mask)
+    }
+
     /// The region sites.
     #[must_use]
     pub fn regions(&self) -> &RegionGrid {
