@@ -28,7 +28,8 @@
 //! until each change is on screen, how many nodes it rebuilt, and the main-thread time.
 //! The flights start at the origin, where the default view needs fewest nodes; it also prints
 //! how many it holds wherever its anchor stands (least, median, most, from the planner alone),
-//! and the same with a 32 km horizon (`-- --view-sizes` prints only those).
+//! and the same with a 32 km horizon (`-- --view-sizes` prints only those). `-- --caves` runs the
+//! default view over the default world and over the `caves` preset's, and prints only those.
 
 use std::time::{Duration, Instant};
 
@@ -140,6 +141,7 @@ fn app_with(
     scatter: bool,
     background: bool,
     physics: Physics,
+    settings: BiomeWorldSettings,
 ) -> (App, Entity) {
     let mut app = App::new();
     let mut task_pools = TaskPoolOptions::default();
@@ -155,6 +157,7 @@ fn app_with(
     ))
     .insert_resource(TimeUpdateStrategy::ManualDuration(FRAME))
     .insert_resource(streaming)
+    .insert_resource(settings)
     .insert_resource(BiomeScatterSettings {
         enabled: scatter,
         ..default()
@@ -312,8 +315,13 @@ fn print_physics_costs(background: bool) {
         ("colliders alone, nothing drawn", Physics::CollidersAlone),
     ] {
         // Colliders against the terrain alone, as measured before scatter came.
-        let (mut app, anchor) =
-            app_with(BiomeWorldStreaming::default(), false, background, physics);
+        let (mut app, anchor) = app_with(
+            BiomeWorldStreaming::default(),
+            false,
+            background,
+            physics,
+            BiomeWorldSettings::default(),
+        );
         if physics != Physics::CollidersAlone {
             run_until_idle(&mut app);
         }
@@ -429,6 +437,7 @@ fn print_edit_costs(background: bool) {
         true,
         background,
         Physics::Off,
+        BiomeWorldSettings::default(),
     );
     run_until_idle(&mut app);
     let height = |app: &App, [x, z]: [f64; 2]| {
@@ -560,9 +569,10 @@ fn measure(
     streaming: BiomeWorldStreaming,
     scatter: bool,
     background: bool,
+    settings: BiomeWorldSettings,
 ) -> Outcome {
     let horizon_m = streaming.horizon;
-    let (mut app, anchor) = app_with(streaming, scatter, background, Physics::Off);
+    let (mut app, anchor) = app_with(streaming, scatter, background, Physics::Off, settings);
     let started = Instant::now();
     run_until_idle(&mut app);
     let fill_s = started.elapsed().as_secs_f64();
@@ -782,7 +792,26 @@ fn main() {
         print_edit_costs(background);
         return;
     }
-    let threads = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+    let lod = |name, scatter, settings| {
+        measure(
+            name,
+            BiomeWorldStreaming::default(),
+            scatter,
+            background,
+            settings,
+        )
+    };
+    if std::env::args().any(|arg| arg == "--caves") {
+        // The default view over the default world and over the `caves` preset's, whose volume
+        // chunks (about 2 in 5 around the origin) are the costliest to build and to show.
+        let outcomes = [
+            lod("lod default", true, BiomeWorldSettings::default()),
+            lod("lod default, caves preset", true, caves_preset()),
+        ];
+        print_outcomes(&outcomes, background);
+        print_results(&outcomes);
+        return;
+    }
     let chunk = BiomeWorldSettings::default().layout.chunk_size() as f32;
     let outcomes = [
         // The first release kept 12 chunks plus 2 of hysteresis: a twelfth of the horizon
@@ -795,24 +824,36 @@ fn main() {
             },
             true,
             background,
+            BiomeWorldSettings::default(),
         ),
-        measure(
-            "lod default",
-            BiomeWorldStreaming::default(),
-            true,
-            background,
-        ),
+        lod("lod default", true, BiomeWorldSettings::default()),
         // The same without rocks, bushes and grass: what they cost the main thread.
-        measure(
-            "lod, no scatter",
-            BiomeWorldStreaming::default(),
-            false,
-            background,
-        ),
+        lod("lod, no scatter", false, BiomeWorldSettings::default()),
     ];
+    print_outcomes(&outcomes, background);
+    print_planner_costs();
+    print_view_sizes();
+    #[cfg(feature = "avian")]
+    print_physics_costs(background);
+    print_edit_costs(background);
+    print_results(&outcomes);
+}
+
+/// The default world with the `caves` preset's generator.
+fn caves_preset() -> BiomeWorldSettings {
+    BiomeWorldSettings {
+        generator: WorldSettings::from_ron(include_str!("../../assets/presets/caves.ron"))
+            .expect("the caves preset is valid"),
+        ..default()
+    }
+}
+
+/// The table of `outcomes`, and what each flight cost.
+fn print_outcomes(outcomes: &[Outcome], background: bool) {
+    let threads = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
     println!("streaming benchmark, {threads} cores, background builders: {background}");
     println!(
-        "{:<22} {:>9} {:>9} {:>10} {:>7} {:>8} {:>7} {:>16} {:>16}",
+        "{:<26} {:>9} {:>9} {:>10} {:>7} {:>8} {:>7} {:>16} {:>16}",
         "config",
         "horizon",
         "entities",
@@ -823,13 +864,13 @@ fn main() {
         "plugin @100 u/s",
         "plugin @300 u/s"
     );
-    for o in &outcomes {
+    for o in outcomes {
         let flight = |k: usize| {
             let f = &o.flights[k].1;
             format!("{:.2}/{:.2}/{:.2}", f.median_ms, f.p99_ms, f.max_ms)
         };
         println!(
-            "{:<22} {:>7.0} m {:>9} {:>9.2}M {:>7} {:>4.0} MiB {:>5.2} s {:>16} {:>16}",
+            "{:<26} {:>7.0} m {:>9} {:>9.2}M {:>7} {:>4.0} MiB {:>5.2} s {:>16} {:>16}",
             o.name,
             o.horizon_m,
             o.terrain_entities,
@@ -842,7 +883,7 @@ fn main() {
         );
     }
     println!("(plugin main-thread time per frame: median/p99/max ms)");
-    for o in &outcomes {
+    for o in outcomes {
         println!(
             "{}: entities per level {:?}; nodes built in flight: {} at 100 u/s, {} at 300 u/s; \
              {} rocks, bushes and grass tufts",
@@ -856,12 +897,11 @@ fn main() {
             );
         }
     }
-    print_planner_costs();
-    print_view_sizes();
-    #[cfg(feature = "avian")]
-    print_physics_costs(background);
-    print_edit_costs(background);
-    for o in &outcomes {
+}
+
+/// One `RESULT` line per outcome.
+fn print_results(outcomes: &[Outcome]) {
+    for o in outcomes {
         println!(
             "RESULT {{\"config\": \"{}\", \"horizon_m\": {}, \"triangles\": {}, \
              \"terrain_entities\": {}, \"tree_entities\": {}, \"mesh_mib\": {:.1}, \
