@@ -145,9 +145,9 @@ pub use stream::background_async_compute;
 pub use terrain::{
     BiomeChunk, BiomeRiverWater, BiomeSplat, BiomeTerrainPlugin, BiomeWater, BiomeWorldAnchor,
     BiomeWorldStats, ChunkDespawned, ChunkFade, ChunkFailed, ChunkGround, ChunkReplaced,
-    ChunkSpawned, HorizonView, MAX_SPLAT_LAYERS, OwnTerrainMaterial, OwnTerrainMaterialPlugin,
-    SplatError, SplatLayer, SplatTint, SteepSplat, TerrainMaterial, TerrainMaterials,
-    TerrainSplatting, TerrainSurface, VolumeGround,
+    ChunkSpawned, FAR_ANCHOR_DISTANCE, HorizonView, MAX_SPLAT_LAYERS, OwnTerrainMaterial,
+    OwnTerrainMaterialPlugin, SplatError, SplatLayer, SplatTint, SteepSplat, TerrainMaterial,
+    TerrainMaterials, TerrainSplatting, TerrainSurface, VolumeGround,
 };
 pub use trees::{BiomeForest, BiomeTree, BiomeTreesPlugin, TreeModel, TreeModels, TreeSize};
 

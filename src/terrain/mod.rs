@@ -10,6 +10,7 @@ mod material;
 mod mesh;
 mod own_material;
 mod plugin;
+mod precision;
 pub(crate) mod share;
 mod splat;
 mod view;
@@ -27,6 +28,7 @@ pub use mesh::TerrainMaterials;
 pub(crate) use mesh::{TerrainColors, chunk_mesh, mesh_bytes, river_water_mesh};
 pub use own_material::{OwnTerrainMaterial, OwnTerrainMaterialPlugin};
 pub use plugin::BiomeTerrainPlugin;
+pub use precision::FAR_ANCHOR_DISTANCE;
 pub use splat::{
     BiomeSplat, MAX_SPLAT_LAYERS, SplatError, SplatLayer, SplatTint, SteepSplat, TerrainSplatting,
 };

@@ -6,6 +6,7 @@ use std::time::Duration;
 use bevy::platform::time::Instant;
 use bevy::prelude::*;
 
+use super::precision::{FarAnchorWatch, warn_far_anchor};
 use super::{
     BiomeChunk, BiomeRiverWater, BiomeWater, BiomeWorldAnchor, BiomeWorldStats, ChunkDespawned,
     ChunkFade, ChunkFailed, ChunkGround, ChunkReplaced, ChunkSpawned, HorizonView, TerrainKind,
@@ -25,6 +26,7 @@ impl Plugin for BiomeTerrainPlugin {
         crate::areas::register(app, crate::areas::GroundHolder::Terrain);
         app.init_resource::<BiomeWorldStats>()
             .init_resource::<TerrainStreamer>()
+            .init_resource::<FarAnchorWatch>()
             .init_resource::<super::splat::TerrainSplatMap>()
             .register_type::<super::TerrainSplatting>()
             .register_type::<BiomeWorldStats>()
@@ -98,6 +100,7 @@ fn stream_terrain(
 ) {
     let started = Instant::now();
     let points = anchor_points(world, anchors);
+    warn_far_anchor(&mut world.resource_mut::<FarAnchorWatch>(), &points);
     let state = world.resource::<BiomeWorldState>();
     let view = StreamView {
         anchors: &points,
