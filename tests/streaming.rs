@@ -443,6 +443,14 @@ fn mesh_of(h: &mut Harness, entity: Entity) -> Mesh {
         .clone()
 }
 
+fn indices(mesh: &Mesh) -> Vec<u32> {
+    match mesh.indices() {
+        Some(Indices::U16(i)) => i.iter().map(|&v| u32::from(v)).collect(),
+        Some(Indices::U32(i)) => i.clone(),
+        None => panic!("no indices"),
+    }
+}
+
 fn positions(mesh: &Mesh) -> Vec<[f32; 3]> {
     match mesh.attribute(Mesh::ATTRIBUTE_POSITION) {
         Some(VertexAttributeValues::Float32x3(p)) => p.clone(),
@@ -452,7 +460,11 @@ fn positions(mesh: &Mesh) -> Vec<[f32; 3]> {
 
 #[test]
 fn node_meshes_equal_the_core_build_at_every_level() {
-    let mut h = Harness::with(settings(), lod_streaming());
+    let settings = BiomeWorldSettings {
+        full_mesh_levels: 2,
+        ..settings()
+    };
+    let mut h = Harness::with(settings.clone(), lod_streaming());
     h.run_until_idle();
     let world = h.state().generator().clone();
     let layout = *h.state().layout();
@@ -460,6 +472,7 @@ fn node_meshes_equal_the_core_build_at_every_level() {
     nodes.sort_by_key(|(node, _)| *node);
     let levels: HashSet<u8> = nodes.iter().map(|(n, _)| n.level).collect();
     assert!(levels.len() >= 4, "levels {levels:?}");
+    assert!(levels.iter().any(|&level| level > 3), "levels {levels:?}");
     let cancel = AtomicBool::new(false);
     // A few nodes of each level, stitched or not.
     for (node, (entity, chunk)) in nodes.iter().step_by(7) {
@@ -476,12 +489,10 @@ fn node_meshes_equal_the_core_build_at_every_level() {
             Some(VertexAttributeValues::Float32x4(c)) => assert_eq!(c, &data.colors),
             other => panic!("unexpected colours {other:?}"),
         }
-        let indices: Vec<u32> = match mesh.indices() {
-            Some(Indices::U16(i)) => i.iter().map(|&v| u32::from(v)).collect(),
-            Some(Indices::U32(i)) => i.clone(),
-            None => panic!("no indices"),
-        };
-        assert_eq!(indices, data.indices);
+        // Levels past `full_mesh_levels` in blocks of 2 and 4 tiles.
+        let mut data = data;
+        data.coarsen_interior(settings.interior_block_at(node.level));
+        assert_eq!(indices(&mesh), data.indices, "{node:?}");
         let origin = node.origin(&layout);
         let transform = h.app.world().get::<Transform>(*entity).unwrap();
         assert_eq!(
@@ -987,11 +998,18 @@ fn replacements_fade_in_before_what_they_replace_goes() {
 }
 
 /// The four edges of a terrain mesh as polylines in world units: for each side (`-x, +x, -z,
-/// +z`), the vertices on it as `(position along the side, height)`, in order.
+/// +z`), the vertices on it that a triangle uses as `(position along the side, height)`, in
+/// order.
 fn mesh_edges(mesh: &Mesh, rect: &NodeRect) -> [Vec<(f64, f64)>; 4] {
     let size = rect.max[0] - rect.min[0];
     let mut edges: [Vec<(f64, f64)>; 4] = Default::default();
-    for p in positions(mesh) {
+    let used: HashSet<u32> = indices(mesh).into_iter().collect();
+    let drawn = positions(mesh)
+        .into_iter()
+        .enumerate()
+        .filter(|&(k, _)| used.contains(&(k as u32)))
+        .map(|(_, p)| p);
+    for p in drawn {
         let (x, y, z) = (f64::from(p[0]), f64::from(p[1]), f64::from(p[2]));
         let (wx, wz) = (rect.min[0] + x, rect.min[1] + z);
         for (side, on, along) in [
@@ -1149,16 +1167,20 @@ impl Screen {
 }
 
 /// A flight at `speed` units a second over the default layout and levels of detail to a 2 km
-/// horizon, with one build thread and frames paced at 60 Hz as on a two-core machine, watching
-/// the visible meshes every frame; the land is covered out to `covered_within` (probes to 97%
-/// of it) in every frame.
-fn watch_flight(speed: f32, seconds: u32, covered_within: f64, seed: u64) {
+/// horizon, meshes whole up to `full_mesh_levels`, with one build thread and frames paced at
+/// 60 Hz as on a two-core machine, watching the visible meshes every frame; the land is covered
+/// out to `covered_within` (probes to 97% of it) in every frame.
+fn watch_flight(speed: f32, seconds: u32, covered_within: f64, full_mesh_levels: u8, seed: u64) {
     let streaming = BiomeWorldStreaming {
         horizon: 2048.0,
         ..default()
     };
     let fade_frames = (streaming.fade_seconds * 60.0).ceil() as u64;
-    let mut h = Harness::build(BiomeWorldSettings::default(), streaming, true);
+    let settings = BiomeWorldSettings {
+        full_mesh_levels,
+        ..default()
+    };
+    let mut h = Harness::build(settings, streaming, true);
     h.run_until_idle();
     let mut screen = Screen::default();
     let mut position = Vec3::new(10.0, 50.0, 10.0);
@@ -1194,16 +1216,17 @@ fn watch_flight(speed: f32, seconds: u32, covered_within: f64, seed: u64) {
 
 /// Flying at 300 u/s, every frame shows one watertight surface (no crack over 1 mm, no node
 /// over another but a replacement fading in over what it replaces, for one fade at most), and
-/// the land is covered out to the horizon.
+/// the land is covered out to the horizon; levels 2 and 3 mesh their interiors in blocks of 2
+/// and 4 tiles, so their seams with whole meshes are watched too.
 #[test]
 fn every_frame_of_a_flight_at_300_units_a_second_is_watertight() {
-    watch_flight(300.0, 12, 2048.0, 0x5eed_0300);
+    watch_flight(300.0, 12, 2048.0, 1, 0x5eed_0300);
 }
 
 /// At 1,000 u/s too, with the land within a kilometre always covered.
 #[test]
 fn every_frame_of_a_flight_at_1000_units_a_second_is_watertight() {
-    watch_flight(1000.0, 12, 1024.0, 0x5eed_1000);
+    watch_flight(1000.0, 12, 1024.0, 5, 0x5eed_1000);
 }
 
 /// The streamer's timings and counts reach Bevy's `DiagnosticsStore`, beside the stats.

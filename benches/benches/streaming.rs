@@ -1,6 +1,7 @@
 //! Headless streaming benchmark: the plugin under `MinimalPlugins` (no renderer) with the default
-//! world, in two configurations in the same run: the first release's view (full-detail chunks
-//! within 12 chunks, 1.5 km) and the level-of-detail default (an 8 km horizon).
+//! world, in four configurations in the same run: the first release's view (full-detail chunks
+//! within 12 chunks, 1.5 km), the level-of-detail default (an 8 km horizon) with and without
+//! scatter, and the default with a 32 km horizon.
 //!
 //! `cargo bench -p biome_benches --bench streaming` (Bevy's default task pools), or with
 //! `-- --background` to run the chunk builders at background priority
@@ -28,8 +29,10 @@
 //! until each change is on screen, how many nodes it rebuilt, and the main-thread time.
 //! The flights start at the origin, where the default view needs fewest nodes; it also prints
 //! how many it holds wherever its anchor stands (least, median, most, from the planner alone),
-//! and the same with a 32 km horizon (`-- --view-sizes` prints only those). `-- --caves` runs the
-//! default view over the default world and over the `caves` preset's, and prints only those.
+//! and the same with a 32 km horizon, its far nodes' meshes whole and thinned (`--
+//! --view-sizes` prints only those). `-- --caves` runs the
+//! default view over the default world and over the `caves` preset's, and prints only those;
+//! `-- --far` the default view and the same to a 32 km horizon.
 
 use std::time::{Duration, Instant};
 
@@ -37,6 +40,7 @@ use std::time::{Duration, Instant};
 use bevy::diagnostic::DiagnosticsStore;
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
+use bevy_biome_world::biome_core::NodeCoord;
 use bevy_biome_world::biome_core::edits::{BrushOp, EditShape};
 use bevy_biome_world::prelude::*;
 use bevy_biome_world::stream::{ChunkPlanner, LodConfig};
@@ -715,60 +719,96 @@ fn print_planner_costs() {
     }
 }
 
-/// How many nodes the default view holds wherever its one anchor stands, with its 8 km horizon
-/// and with 32 km.
+/// How many nodes and triangles the default view holds wherever its one anchor stands, with its
+/// 8 km horizon and with 32 km, the latter with every level's mesh whole and with the default
+/// `full_mesh_levels` (far nodes' interiors in blocks of 2 × 2 tiles, then 4 × 4).
 fn print_view_sizes() {
-    for horizon in [8192.0, 32768.0] {
-        print_view_size(BiomeWorldStreaming {
-            horizon,
-            ..default()
-        });
+    let whole = BiomeWorldSettings {
+        full_mesh_levels: NodeCoord::MAX_LEVEL,
+        ..default()
+    };
+    for (horizon, settings) in [
+        (8192.0, BiomeWorldSettings::default()),
+        (32768.0, whole),
+        (32768.0, BiomeWorldSettings::default()),
+    ] {
+        print_view_size(
+            &BiomeWorldStreaming {
+                horizon,
+                ..default()
+            },
+            &settings,
+        );
     }
 }
 
-/// How many nodes `streaming` holds wherever its one anchor stands: a fresh planner's wanted
-/// set at anchors on a 64 × 64 lattice over the widest node, so every alignment to the
-/// quadtree is sampled.
-fn print_view_size(streaming: BiomeWorldStreaming) {
-    let settings = BiomeWorldSettings::default();
-    let config = planner_config(&streaming);
-    let widest = settings.layout.chunk_size() * f64::from(1u32 << config.top_level());
-    let mut counts: Vec<(usize, [f64; 2])> = Vec::new();
-    for j in 0..64 {
-        for i in 0..64 {
-            let at = [
-                (f64::from(i) + 0.5) / 64.0 * widest,
-                (f64::from(j) + 0.5) / 64.0 * widest,
-            ];
-            let mut planner = ChunkPlanner::default();
-            planner.update(&[at], &config, 0);
-            counts.push((planner.wanted().len(), at));
-        }
+/// How many nodes and triangles `streaming` holds wherever its one anchor stands: a fresh
+/// planner's wanted set at anchors on a 64 × 64 lattice over the widest node, so every
+/// alignment to the quadtree is sampled.
+fn print_view_size(streaming: &BiomeWorldStreaming, settings: &BiomeWorldSettings) {
+    /// A view: its nodes and triangles, and where its anchor stands.
+    #[derive(Clone, Copy)]
+    struct View {
+        nodes: usize,
+        triangles: usize,
+        at: [f64; 2],
     }
-    let mut planner = ChunkPlanner::default();
-    planner.update(&[[0.0, 0.0]], &config, 0);
-    println!("view sizes: {} nodes at the origin", planner.wanted().len());
-    counts.sort_by_key(|c| c.0);
-    let (least, most) = (counts[0], counts[counts.len() - 1]);
-    let median = counts[counts.len() / 2].0;
-    let triangles =
-        |nodes: usize| nodes as f64 * 2.0 * f64::from(settings.layout.tiles).powi(2) / 1e6;
+    let config = planner_config(streaming);
+    let widest = settings.layout.chunk_size() * f64::from(1u32 << config.top_level());
+    let view = |at: [f64; 2]| {
+        let mut planner = ChunkPlanner::default();
+        planner.update(&[at], &config, 0);
+        let triangles = planner
+            .wanted()
+            .keys()
+            .map(|node| {
+                settings
+                    .layout
+                    .node_triangles(settings.interior_block_at(node.level))
+            })
+            .sum();
+        View {
+            nodes: planner.wanted().len(),
+            triangles,
+            at,
+        }
+    };
+    let mut views: Vec<View> = (0..64 * 64)
+        .map(|k| {
+            view([
+                (f64::from(k % 64) + 0.5) / 64.0 * widest,
+                (f64::from(k / 64) + 0.5) / 64.0 * widest,
+            ])
+        })
+        .collect();
+    let origin = view([0.0, 0.0]);
+    println!("view sizes: {} nodes at the origin", origin.nodes);
+    views.sort_by_key(|v| (v.triangles, v.nodes));
+    let (least, median, most) = (views[0], views[views.len() / 2], views[views.len() - 1]);
+    let most_nodes = views.iter().map(|v| v.nodes).max().unwrap_or(0);
+    let m = |v: View| v.triangles as f64 / 1e6;
     println!(
-        "view sizes, {:.0} m horizon, anchors over a {widest:.0} m node: {} nodes ({:.2} M triangles) at least, at ({:.0}, {:.0}); median {median} ({:.2} M); {} ({:.2} M) at most, at ({:.0}, {:.0})",
+        "view sizes, {:.0} m horizon, full meshes to level {}, anchors over a {widest:.0} m node: {:.2} M triangles ({} nodes) at least, at ({:.0}, {:.0}); median {:.2} M ({}); {:.2} M ({}) at most, at ({:.0}, {:.0}); {most_nodes} nodes at most",
         config.horizon,
-        least.0,
-        triangles(least.0),
-        least.1[0],
-        least.1[1],
-        triangles(median),
-        most.0,
-        triangles(most.0),
-        most.1[0],
-        most.1[1],
+        settings.full_mesh_levels,
+        m(least),
+        least.nodes,
+        least.at[0],
+        least.at[1],
+        m(median),
+        median.nodes,
+        m(most),
+        most.nodes,
+        most.at[0],
+        most.at[1],
     );
     println!(
-        "RESULT {{\"config\": \"view sizes, {:.0} m horizon\", \"nodes_min\": {}, \"nodes_median\": {median}, \"nodes_max\": {}}}",
-        config.horizon, least.0, most.0
+        "RESULT {{\"config\": \"view sizes, {:.0} m horizon, full meshes to level {}\", \"triangles_min\": {}, \"triangles_median\": {}, \"triangles_max\": {}, \"nodes_max\": {most_nodes}}}",
+        config.horizon,
+        settings.full_mesh_levels,
+        least.triangles,
+        median.triangles,
+        most.triangles
     );
 }
 
@@ -801,6 +841,28 @@ fn main() {
             settings,
         )
     };
+    // The default view, and the same to a 32 km horizon.
+    let far = || {
+        measure(
+            "lod 32 km horizon",
+            BiomeWorldStreaming {
+                horizon: 32768.0,
+                ..default()
+            },
+            true,
+            background,
+            BiomeWorldSettings::default(),
+        )
+    };
+    if std::env::args().any(|arg| arg == "--far") {
+        let outcomes = [
+            lod("lod default", true, BiomeWorldSettings::default()),
+            far(),
+        ];
+        print_outcomes(&outcomes, background);
+        print_results(&outcomes);
+        return;
+    }
     if std::env::args().any(|arg| arg == "--caves") {
         // The default view over the default world and over the `caves` preset's, whose volume
         // chunks (about 2 in 5 around the origin) are the costliest to build and to show.
@@ -829,6 +891,7 @@ fn main() {
         lod("lod default", true, BiomeWorldSettings::default()),
         // The same without rocks, bushes and grass: what they cost the main thread.
         lod("lod, no scatter", false, BiomeWorldSettings::default()),
+        far(),
     ];
     print_outcomes(&outcomes, background);
     print_planner_costs();

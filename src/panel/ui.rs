@@ -1487,6 +1487,13 @@ fn streaming_section(ui: &mut egui::Ui, draft: &mut PanelDraft) {
         )
         .text("far forest levels"),
     );
+    ui.add(
+        egui::Slider::new(
+            &mut settings.full_mesh_levels,
+            BiomeWorldSettings::FULL_MESH_LEVELS,
+        )
+        .text("full mesh levels"),
+    );
 }
 
 #[cfg(test)]

@@ -15,7 +15,7 @@ use bevy::asset::RenderAssetUsages;
 use bevy::prelude::*;
 use biome_core::check::Check;
 use biome_core::edits::{EditLog, EditSet, EditShape};
-use biome_core::{ChunkLayout, MeshStyle, WorldGenerator, WorldSettings};
+use biome_core::{ChunkLayout, MeshStyle, NodeCoord, WorldGenerator, WorldSettings};
 use biome_core::{SettingsError, limits};
 
 use crate::stream::{AreaChanges, LodConfig};
@@ -49,6 +49,13 @@ pub struct BiomeWorldSettings {
     /// trees (1 in 4 at levels 2 and 3, 1 in 16 at levels 4 and 5), each a spire of its tree's
     /// size and crown colour. At `tree_levels` or below, no far forests.
     pub far_forest_levels: u8,
+    /// Nodes up to this level are meshed with every tile; each level coarser meshes its
+    /// interior in blocks twice as wide (2 × 2 tiles, then 4 × 4...) and keeps every vertex of
+    /// its edges, so it meets its neighbours exactly
+    /// ([`biome_core::ChunkData::coarsen_interior`]; with 64 tiles 2,424 and 824 triangles
+    /// instead of 8,192). The default, 5, keeps every level of the 8 km view whole and thins
+    /// the two more of a 32 km horizon, past 8 km, where the haze hides the detail.
+    pub full_mesh_levels: u8,
 }
 
 impl Default for BiomeWorldSettings {
@@ -60,6 +67,7 @@ impl Default for BiomeWorldSettings {
             trees: true,
             tree_levels: 1,
             far_forest_levels: 4,
+            full_mesh_levels: 5,
         }
     }
 }
@@ -79,6 +87,11 @@ impl BiomeWorldSettings {
             "far_forest_levels",
             self.far_forest_levels,
             &Self::FAR_FOREST_LEVELS,
+        )?;
+        check.whole(
+            "full_mesh_levels",
+            self.full_mesh_levels,
+            &Self::FULL_MESH_LEVELS,
         )?;
         // Tree entities on a node cost its area over the tree spacing squared.
         let level_chunks = 4f64.powi(i32::from(self.tree_levels));
@@ -102,6 +115,8 @@ impl BiomeWorldSettings {
     pub const TREE_LEVELS: RangeInclusive<u8> = 0..=3;
     /// Accepted [`BiomeWorldSettings::far_forest_levels`].
     pub const FAR_FOREST_LEVELS: RangeInclusive<u8> = 0..=6;
+    /// Accepted [`BiomeWorldSettings::full_mesh_levels`]: up to the coarsest level there is.
+    pub const FULL_MESH_LEVELS: RangeInclusive<u8> = 0..=NodeCoord::MAX_LEVEL;
 
     /// Whether nodes of `level` carry tree entities.
     #[must_use]
@@ -116,6 +131,13 @@ impl BiomeWorldSettings {
     pub fn far_forest_stride(&self, level: u8) -> Option<u32> {
         (self.trees && level > self.tree_levels && level <= self.far_forest_levels)
             .then(|| 1 << (level / 2))
+    }
+
+    /// The blocks of tiles nodes of `level` mesh their interior in, per side
+    /// ([`BiomeWorldSettings::full_mesh_levels`]; 1: every tile).
+    #[must_use]
+    pub fn interior_block_at(&self, level: u8) -> u32 {
+        1 << level.saturating_sub(self.full_mesh_levels).min(16)
     }
 
     /// Bytes of terrain mesh (positions, normals, colours and indices) in one chunk.
@@ -653,6 +675,7 @@ mod tests {
         };
         assert_eq!(refused(|s| s.layout.tile_size = 0.3), "layout.tile_size");
         assert_eq!(refused(|s| s.far_forest_levels = 7), "far_forest_levels");
+        assert_eq!(refused(|s| s.full_mesh_levels = 17), "full_mesh_levels");
         // A level-3 node of default chunks holds about 26,000 tree spots.
         assert_eq!(refused(|s| s.tree_levels = 3), "tree_levels");
         assert_eq!(

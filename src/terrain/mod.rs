@@ -337,6 +337,7 @@ impl StreamKind for TerrainKind {
         );
         let stride = state.settings().far_forest_stride(key.node.level);
         let coarse_trees = key.node.level > 0 && state.settings().tree_entities_at(key.node.level);
+        let interior_block = state.settings().interior_block_at(key.node.level);
         let sizes = TreeSizes::in_world(world);
         let splat = world.resource::<splat::TerrainSplatMap>().0.clone();
         // The physics plugin's share, where its colliders and the terrain lend each other
@@ -355,6 +356,7 @@ impl StreamKind for TerrainKind {
                 }
                 None => generator.build_node(key.node, &layout, key.stitch, cancel)?,
             };
+            data.coarsen_interior(interior_block);
             let mesh = chunk_mesh(&data, mesh_usage, colors, splat.as_deref());
             let river_water = river_water_mesh(std::mem::take(&mut data.river_water), mesh_usage);
             // The mesh is made: a volume chunk's ground takes its triangles.

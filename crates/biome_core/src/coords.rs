@@ -314,6 +314,41 @@ impl ChunkLayout {
         f64::from(self.tiles) * self.tile_size
     }
 
+    /// The blocks [`crate::ChunkData::coarsen_interior`] meshes a node's interior in when asked
+    /// for `block` × `block` tiles: the largest power of two up to `block` that divides the tile
+    /// count, in smooth layouts; 1 (the mesh stays whole) in flat tiles.
+    #[must_use]
+    pub fn interior_block(&self, block: u32) -> u32 {
+        if self.style != MeshStyle::Smooth || block < 2 {
+            return 1;
+        }
+        let mut fit = 1u32 << block.ilog2();
+        while !self.tiles.is_multiple_of(fit) {
+            fit /= 2;
+        }
+        fit
+    }
+
+    /// Triangles in one node's height-field mesh with its interior in blocks of `block` tiles
+    /// ([`crate::ChunkData::coarsen_interior`]; 1: two a tile).
+    #[must_use]
+    pub fn node_triangles(&self, block: u32) -> usize {
+        let tiles = self.tiles as usize;
+        let block = self.interior_block(block) as usize;
+        if block == 1 {
+            return 2 * tiles * tiles;
+        }
+        // Inner blocks take two; along a side a fan of the rim's 4 corners and the side's
+        // `block - 1` vertices between, at a corner of the node the two sides'.
+        match tiles / block {
+            1 => 4 * block,
+            blocks => {
+                let inner = blocks - 2;
+                2 * inner * inner + 4 * inner * (3 + block) + 4 * (2 + 2 * block)
+            }
+        }
+    }
+
     /// Checks `tiles` and `tile_size` against [`ChunkLayout::TILES`], [`ChunkLayout::TILE_SIZE`]
     /// and [`ChunkLayout::TILE_STEP`].
     ///

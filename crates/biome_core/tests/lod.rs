@@ -287,6 +287,104 @@ fn coarse_nodes_carry_no_trees_and_keep_the_vertex_count() {
     assert_eq!(node.positions[65 * 65 - 1][0], 64.0 * 32.0);
 }
 
+/// The directed edges of `indices`' triangles, and how often each occurs.
+fn directed_edges(indices: &[u32]) -> HashMap<(u32, u32), u32> {
+    let mut edges = HashMap::new();
+    for t in indices.chunks_exact(3) {
+        for k in 0..3 {
+            *edges.entry((t[k], t[(k + 1) % 3])).or_insert(0) += 1;
+        }
+    }
+    edges
+}
+
+/// Twice the signed area of triangle `t` seen from above (in `x, z`).
+fn signed_area(node: &ChunkData, t: &[u32]) -> f64 {
+    let [a, b, c] = [t[0], t[1], t[2]].map(|k| node.world_position(k as usize));
+    (b[0] - a[0]) * (c[2] - a[2]) - (b[2] - a[2]) * (c[0] - a[0])
+}
+
+/// A far node's coarse interior keeps the full mesh's rim edge for edge (so it meets every
+/// neighbour, stitched or not, as the full mesh does), is closed inside (every inner edge
+/// shared by two triangles, opposite ways), covers the node once with the full mesh's winding,
+/// and has the triangles `ChunkLayout::node_triangles` says.
+#[test]
+fn a_coarse_interior_keeps_the_rim_and_covers_the_node_once() {
+    let generator = generator(21);
+    let stitches = [
+        Stitch::NONE,
+        Stitch {
+            sides: [true, false, true, false],
+            corners: [false, false, false, true],
+        },
+        Stitch {
+            sides: [false, true, false, true],
+            ..Stitch::NONE
+        },
+    ];
+    for tiles in [2, 4, 6, 12, 16, 64] {
+        let layout = layout(tiles);
+        for (n, &stitch) in stitches.iter().enumerate() {
+            let node = NodeCoord::new(3, 5 - 3 * n as i32, 2 * n as i32 - 7);
+            let full = build(&generator, node, &layout, stitch);
+            assert_eq!(full.indices.len() / 3, layout.node_triangles(1));
+            let full_edges = directed_edges(&full.indices);
+            assert!(signed_area(&full, &full.indices[..3]) < 0.0);
+            for block in [2, 4, 8] {
+                let mut coarse = full.clone();
+                coarse.coarsen_interior(block);
+                let fit = layout.interior_block(block);
+                let context = format!("{tiles} tiles in blocks of {block} ({fit}), {stitch:?}");
+                assert!(fit <= block && tiles % fit == 0 && fit.is_power_of_two());
+                assert_eq!(coarse.positions, full.positions, "{context}");
+                assert_eq!(
+                    coarse.indices.len() / 3,
+                    layout.node_triangles(block),
+                    "{context}"
+                );
+                let edges = directed_edges(&coarse.indices);
+                let rim = |edges: &HashMap<(u32, u32), u32>| {
+                    let mut rim: Vec<(u32, u32)> = edges
+                        .keys()
+                        .filter(|&&(a, b)| !edges.contains_key(&(b, a)))
+                        .copied()
+                        .collect();
+                    rim.sort_unstable();
+                    rim
+                };
+                assert_eq!(rim(&edges), rim(&full_edges), "{context}: the rim");
+                assert_eq!(rim(&edges).len(), 4 * tiles as usize, "{context}");
+                assert!(edges.values().all(|&count| count == 1), "{context}");
+                let size = node.size(&layout);
+                let area: f64 = coarse
+                    .indices
+                    .chunks_exact(3)
+                    .map(|t| {
+                        let a = signed_area(&coarse, t);
+                        assert!(a < 0.0, "{context}: a triangle wound the other way");
+                        -a / 2.0
+                    })
+                    .sum();
+                assert!(
+                    (area - size * size).abs() <= size * size * 1e-12,
+                    "{context}: {area} over a node of {}",
+                    size * size
+                );
+            }
+        }
+    }
+    let layout = ChunkLayout::default();
+    assert_eq!(
+        [1, 2, 4, 8].map(|block| layout.node_triangles(block)),
+        [8192, 2424, 824, 408]
+    );
+    let flat = ChunkLayout {
+        style: MeshStyle::FlatTiles,
+        ..layout
+    };
+    assert_eq!(flat.node_triangles(4), 8192);
+}
+
 #[test]
 fn odd_tile_counts_cannot_be_stitched() {
     let generator = generator(1);
