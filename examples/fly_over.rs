@@ -1,12 +1,13 @@
 //! Fly over an endless biome world.
 //!
 //! ```text
-//! cargo run --example fly_over -- [--seed N] [--preset NAME|FILE.ron] [--horizon METRES] [--at X,Z] [--screenshot PATH] [--panel open|closed] [--splatting]
+//! cargo run --example fly_over -- [--seed N] [--preset NAME|FILE.ron] [--horizon METRES] [--at X,Z] [--screenshot PATH] [--panel open|closed] [--splatting] [--altitude METRES]
 //! ```
 //!
 //! The terrain reaches the horizon (8 km unless `--horizon` says otherwise) in levels of detail,
 //! and the fog follows the horizon, also when the panel changes it. The flight starts over the
-//! land nearest the origin, or nearest `--at X,Z`.
+//! land nearest the origin, or nearest `--at X,Z`, `--altitude` metres over the ground (55 unless
+//! given; `--horizon 32768 --altitude 1500` shows a 32 km horizon).
 //!
 //! The camera glides over the terrain on its own. W/A/S/D (Space up, Shift down, Ctrl faster) and
 //! the mouse with the right button held take over; Tab gives control back to the autopilot. F1
@@ -32,10 +33,19 @@ use screenshot::{ScreenshotPlugin, ScreenshotRequest};
 use world_args::StartNear;
 
 fn main() -> ExitCode {
-    let args = match world_args::parse("fly_over", &["--splatting"]) {
+    let args = match world_args::parse("fly_over", &["--splatting", "--altitude METRES"]) {
         Ok(args) => args,
         Err(message) => {
             eprintln!("{message}");
+            return ExitCode::from(2);
+        }
+    };
+    let splatting = args.own("--splatting").is_some();
+    let clearance = match args.own("--altitude").map(str::parse::<f32>) {
+        None => CLEARANCE,
+        Some(Ok(metres)) if metres.is_finite() && metres >= 0.0 => metres,
+        Some(_) => {
+            eprintln!("--altitude takes metres over the ground, 0 or more");
             return ExitCode::from(2);
         }
     };
@@ -46,10 +56,11 @@ fn main() -> ExitCode {
         .insert_resource(args.start)
         .add_plugins(world_window("bevy_biome_world: fly over"))
         .add_plugins((BiomeWorldPlugin, ScenePlugin))
-        .insert_resource(Flight::default())
-        .insert_resource(SplattingAtStart(
-            args.switches.iter().any(|flag| flag == "--splatting"),
-        ))
+        .insert_resource(Flight {
+            clearance,
+            ..default()
+        })
+        .insert_resource(SplattingAtStart(splatting))
         .add_systems(Startup, setup)
         .add_systems(
             Update,
@@ -92,6 +103,8 @@ struct Flight {
     yaw: f32,
     pitch: f32,
     altitude: Option<f32>,
+    /// Height over the highest ground ahead the autopilot keeps.
+    clearance: f32,
 }
 
 impl Default for Flight {
@@ -102,11 +115,13 @@ impl Default for Flight {
             yaw: 0.6,
             pitch: -0.32,
             altitude: None,
+            clearance: CLEARANCE,
         }
     }
 }
 
-/// Cruising height above the highest ground ahead, and speed, for the autopilot.
+/// Cruising height above the highest ground ahead unless `--altitude` says, and speed, for the
+/// autopilot.
 const CLEARANCE: f32 = 55.0;
 const CRUISE_SPEED: f32 = 45.0;
 
@@ -135,6 +150,7 @@ fn setup(
     biome_world: BiomeWorld,
     start: Res<StartNear>,
     splatting: Res<SplattingAtStart>,
+    flight: Res<Flight>,
     mut images: ResMut<Assets<Image>>,
 ) {
     // Before the first builds, so they carry the layers' weights.
@@ -144,12 +160,11 @@ fn setup(
     // Start over land, above the beach.
     let start = land_near(&biome_world, start.0, 8.0);
     let ground = biome_world.height_at(start).max(0.0);
-    let flight = Flight::default();
     commands.spawn((
         Camera3d::default(),
         BiomeWorldAnchor,
         HorizonView::default(),
-        Transform::from_xyz(start.x, ground + CLEARANCE + 20.0, start.y).with_rotation(
+        Transform::from_xyz(start.x, ground + flight.clearance + 20.0, start.y).with_rotation(
             Quat::from_euler(EulerRot::YXZ, flight.yaw, flight.pitch, 0.0),
         ),
     ));
@@ -194,7 +209,7 @@ fn autopilot(
         .iter()
         .map(|&ahead| biome_world.height_at(here + forward * ahead))
         .fold(0.0_f32, f32::max);
-    let target = highest + CLEARANCE;
+    let target = highest + flight.clearance;
     let altitude = flight.altitude.unwrap_or(camera.translation.y);
     let altitude = altitude + (target - altitude) * (1.0 - (-dt * 0.8).exp());
     flight.altitude = Some(altitude);

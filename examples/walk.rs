@@ -54,8 +54,8 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let terraforming = args.switches.iter().any(|flag| flag == "--terraform");
-    let in_cave = args.switches.iter().any(|flag| flag == "--cave");
+    let terraforming = args.own("--terraform").is_some();
+    let in_cave = args.own("--cave").is_some();
     let mut app = App::new();
     app.insert_resource(args.settings)
         .insert_resource(args.streaming)

@@ -19,12 +19,24 @@ pub(crate) struct WorldArgs {
     pub(crate) start: StartNear,
     pub(crate) screenshot: Option<PathBuf>,
     pub(crate) panel_open: bool,
-    /// The example's own switches (`extra` in [`parse`]) that were given.
-    pub(crate) switches: Vec<String>,
+    /// The example's own options (`extra` in [`parse`]) that were given: `(flag, value)`, the
+    /// value empty for a switch.
+    own: Vec<(String, String)>,
 }
 
-/// Parses the command line of example `name`, which also takes the switches `extra` (flags
-/// without a value); an error is the message to print.
+impl WorldArgs {
+    /// The example's own option `flag` if it was given: its value, empty for a switch.
+    pub(crate) fn own(&self, flag: &str) -> Option<&str> {
+        self.own
+            .iter()
+            .find(|(given, _)| given == flag)
+            .map(|(_, value)| value.as_str())
+    }
+}
+
+/// Parses the command line of example `name`, which also takes its own options `extra`: flags
+/// (`"--splatting"`), or options with a value named after a space (`"--altitude METRES"`); an
+/// error is the message to print.
 pub(crate) fn parse(name: &str, extra: &[&str]) -> Result<WorldArgs, String> {
     let own: String = extra.iter().map(|flag| format!(" [{flag}]")).collect();
     let usage = format!(
@@ -37,7 +49,12 @@ pub(crate) fn parse(name: &str, extra: &[&str]) -> Result<WorldArgs, String> {
         start: StartNear::default(),
         screenshot: None,
         panel_open: true,
-        switches: Vec::new(),
+        own: Vec::new(),
+    };
+    let takes_value = |flag: &str| {
+        extra
+            .iter()
+            .any(|own| own.split_once(' ').is_some_and(|(name, _)| name == flag))
     };
     let mut seed = None;
     let mut words = std::env::args().skip(1);
@@ -62,7 +79,8 @@ pub(crate) fn parse(name: &str, extra: &[&str]) -> Result<WorldArgs, String> {
                 }
             }
             "--help" | "-h" => return Err(usage),
-            own if extra.contains(&own) => args.switches.push(own.to_owned()),
+            own if extra.contains(&own) => args.own.push((own.to_owned(), String::new())),
+            own if takes_value(own) => args.own.push((own.to_owned(), value()?)),
             other => return Err(format!("unknown option {other}\n{usage}")),
         }
     }

@@ -1,6 +1,7 @@
 //! Cameras that see the terrain to its horizon: a far plane past it and a haze that hides its
 //! edge, both following [`crate::BiomeWorldStreaming::horizon`].
 
+use bevy::camera::Hdr;
 use bevy::prelude::*;
 
 use crate::settings::BiomeWorldState;
@@ -9,6 +10,10 @@ use crate::settings::BiomeWorldState;
 /// past [`crate::BiomeWorldStreaming::horizon`] and a [`DistanceFog`] that thickens with distance and
 /// hides the land just before it, so the world shows no edge; both follow the horizon when it
 /// changes. Without it a default camera clips the land at 1,000 units and shows where it ends.
+///
+/// It makes the camera [`Hdr`](bevy::camera::Hdr): then the sky (the clear colour) and the haze
+/// over the land go through the same tonemapping and meet without a seam, where a camera
+/// without it tonemaps the land and not the sky, and the far land stands out as a grey band.
 ///
 /// ```
 /// # use bevy::prelude::*;
@@ -19,7 +24,7 @@ use crate::settings::BiomeWorldState;
 /// ```
 #[derive(Component, Reflect, Clone, Copy, Debug, PartialEq)]
 #[reflect(Component, Default, Clone, Debug, PartialEq)]
-#[require(DistanceFog)]
+#[require(DistanceFog, Hdr)]
 pub struct HorizonView {
     /// The haze's colour: the sky's (the clear colour) where the land meets it.
     pub fog_color: Color,
