@@ -11,11 +11,12 @@
 //! 1. Fill: from an empty world, frames run back to back until every node in view is built and
 //!    applied. Reports the wall time, the terrain entities, triangles and mesh memory, and the
 //!    tree entities.
-//! 2. Flights at 100 and at 300 world units per second, frames paced at 60 Hz of real time.
-//!    Reports the main-thread time the plugin takes each frame (median, p99, max): the `Update`
-//!    schedule, which holds the plugin's systems and applies their commands (spawns and
+//! 2. Flights at 100, 300 and 1,000 world units per second, frames paced at 60 Hz of real time.
+//!    Reports the main-thread time the plugin takes each frame (median, p99, p99.9, max): the
+//!    `Update` schedule, which holds the plugin's systems and applies their commands (spawns and
 //!    despawns), timed from a system that runs first in it to one that runs first in
-//!    `PostUpdate`.
+//!    `PostUpdate`; and how many frames show land within 2 km of the anchor that no shown node
+//!    covers (probes on 16 rings), and the most in a row.
 //!
 //! It ends with a table and one `RESULT {json}` line per configuration, and the planner's cost
 //! for 32 anchors, with full detail to 16 chunks and with the default, their moves spread in
@@ -53,6 +54,40 @@ use bevy_biome_world::{BiomeScatterStats, BiomeWorldEdits, background_async_comp
 
 const FRAME: Duration = Duration::from_nanos(16_666_667);
 const FLIGHT_SECONDS: u32 = 20;
+/// The land within this distance of the anchor is probed for a shown node every frame of a
+/// flight, world units.
+const COVERED_WITHIN: f64 = 2000.0;
+
+/// Whether every probe within [`COVERED_WITHIN`] of `anchor` (`x, z`; 16 rings of 32 and the
+/// centre) lies on a shown terrain node.
+fn covered(app: &mut App, anchor: [f64; 2]) -> bool {
+    let world = app.world_mut();
+    let shown: Vec<([f64; 2], f64)> = world
+        .query::<(&BiomeChunk, &Visibility)>()
+        .iter(world)
+        .filter(|(_, visibility)| **visibility != Visibility::Hidden)
+        .map(|(chunk, _)| {
+            (
+                chunk.node.origin(&chunk.layout),
+                chunk.node.size(&chunk.layout),
+            )
+        })
+        .collect();
+    let probes = std::iter::once(anchor).chain((1..=16).flat_map(|ring| {
+        (0..32).map(move |k| {
+            let (r, angle) = (
+                COVERED_WITHIN * f64::from(ring) / 16.0,
+                std::f64::consts::TAU * f64::from(k) / 32.0,
+            );
+            [anchor[0] + r * angle.cos(), anchor[1] + r * angle.sin()]
+        })
+    }));
+    probes.into_iter().all(|[x, z]| {
+        shown
+            .iter()
+            .any(|&([ox, oz], size)| (ox..ox + size).contains(&x) && (oz..oz + size).contains(&z))
+    })
+}
 
 fn percentile(sorted: &[f64], p: f64) -> f64 {
     sorted[((sorted.len() - 1) as f64 * p).round() as usize]
@@ -75,11 +110,16 @@ fn stop_update_timer(mut timer: ResMut<UpdateTime>) {
     }
 }
 
-/// Median, p99 and max of the plugin's time in a flight, milliseconds.
+/// Median, p99, p99.9 and max of the plugin's time in a flight, milliseconds.
 struct Flight {
     median_ms: f64,
     p99_ms: f64,
+    p999_ms: f64,
     max_ms: f64,
+    /// Frames in which some land within [`COVERED_WITHIN`] of the anchor had no shown node, and
+    /// the most of them in a row.
+    uncovered_frames: u32,
+    uncovered_run: u32,
     built: u64,
     /// p99 of the streaming and the apply system alone.
     stream_p99_ms: f64,
@@ -234,17 +274,29 @@ fn fly(app: &mut App, anchor: Entity, speed: f32) -> Flight {
         .get::<Transform>(anchor)
         .expect("anchor")
         .translation;
+    let (mut uncovered_frames, mut uncovered_run, mut run) = (0, 0, 0);
     for frame in 0..FLIGHT_SECONDS * 60 {
         let deadline = Instant::now() + FRAME;
+        let x = start.x + speed * (frame + 1) as f32 / 60.0;
         app.world_mut()
             .get_mut::<Transform>(anchor)
             .expect("the anchor exists")
             .translation
-            .x = start.x + speed * (frame + 1) as f32 / 60.0;
+            .x = x;
         let started = Instant::now();
         app.update();
         frame_ms.push(started.elapsed().as_secs_f64() * 1000.0);
         plugin_ms.push(app.world().resource::<UpdateTime>().ms);
+        // Only when terrain is drawn (a collider-only app anchors nothing).
+        if app.world().resource::<BiomeWorldStats>().loaded > 0 {
+            if covered(app, [f64::from(x), f64::from(start.z)]) {
+                run = 0;
+            } else {
+                uncovered_frames += 1;
+                run += 1;
+                uncovered_run = uncovered_run.max(run);
+            }
+        }
         #[cfg(feature = "avian")]
         if let Some(colliders) = app.world().get_resource::<BiomeColliderStats>() {
             collider_ms.push((colliders.stream_time + colliders.apply_time).as_secs_f64() * 1000.0);
@@ -296,7 +348,10 @@ fn fly(app: &mut App, anchor: Entity, speed: f32) -> Flight {
     Flight {
         median_ms: percentile(&plugin_ms, 0.5),
         p99_ms: percentile(&plugin_ms, 0.99),
+        p999_ms: percentile(&plugin_ms, 0.999),
         max_ms: percentile(&plugin_ms, 1.0),
+        uncovered_frames,
+        uncovered_run,
         built: app.world().resource::<BiomeWorldStats>().applied_total - applied_before,
         stream_p99_ms: percentile(&stream_ms, 0.99),
         apply_p99_ms: percentile(&apply_ms, 0.99),
@@ -577,6 +632,8 @@ fn measure(
 ) -> Outcome {
     let horizon_m = streaming.horizon;
     let (mut app, anchor) = app_with(streaming, scatter, background, Physics::Off, settings);
+    // The probes see an empty world as uncovered.
+    assert!(!covered(&mut app, [0.0, 0.0]));
     let started = Instant::now();
     run_until_idle(&mut app);
     let fill_s = started.elapsed().as_secs_f64();
@@ -588,7 +645,8 @@ fn measure(
         .iter()
         .sum();
     let mut flights = Vec::new();
-    for speed in [100.0, 300.0] {
+    // A walker's pace at most, a fast car, a fast plane.
+    for speed in [100.0, 300.0, 1000.0] {
         flights.push((speed, fly(&mut app, anchor, speed)));
     }
     Outcome {
@@ -948,15 +1006,25 @@ fn print_outcomes(outcomes: &[Outcome], background: bool) {
     println!("(plugin main-thread time per frame: median/p99/max ms)");
     for o in outcomes {
         println!(
-            "{}: entities per level {:?}; nodes built in flight: {} at 100 u/s, {} at 300 u/s; \
-             {} rocks, bushes and grass tufts",
-            o.name, o.per_level, o.flights[0].1.built, o.flights[1].1.built, o.scatter_objects
+            "{}: entities per level {:?}; {} rocks, bushes and grass tufts",
+            o.name, o.per_level, o.scatter_objects
         );
         for (speed, f) in &o.flights {
             println!(
-                "  at {speed} u/s, p99 of the stream system {:.2} ms, of the apply system {:.2} \
-                 ms; the whole frame {:.2} ms median, {:.2} ms p99",
-                f.stream_p99_ms, f.apply_p99_ms, f.frame_median_ms, f.frame_p99_ms
+                "  at {speed} u/s: plugin p99.9 {:.2} ms, max {:.2} ms; p99 of the stream system \
+                 {:.2} ms, of the apply system {:.2} ms; the whole frame {:.2} ms median, {:.2} \
+                 ms p99; {} nodes built; {} of {} frames with land within {COVERED_WITHIN:.0} m \
+                 uncovered ({} in a row at most)",
+                f.p999_ms,
+                f.max_ms,
+                f.stream_p99_ms,
+                f.apply_p99_ms,
+                f.frame_median_ms,
+                f.frame_p99_ms,
+                f.built,
+                f.uncovered_frames,
+                FLIGHT_SECONDS * 60,
+                f.uncovered_run
             );
         }
     }
@@ -969,7 +1037,8 @@ fn print_results(outcomes: &[Outcome]) {
             "RESULT {{\"config\": \"{}\", \"horizon_m\": {}, \"triangles\": {}, \
              \"terrain_entities\": {}, \"tree_entities\": {}, \"mesh_mib\": {:.1}, \
              \"fill_s\": {:.3}, \"flight_100_p99_ms\": {:.3}, \"flight_300_p99_ms\": {:.3}, \
-             \"flight_300_max_ms\": {:.3}}}",
+             \"flight_300_p999_ms\": {:.3}, \"flight_300_max_ms\": {:.3}, \
+             \"flight_1000_uncovered_frames\": {}, \"flight_1000_uncovered_run\": {}}}",
             o.name,
             o.horizon_m,
             o.triangles,
@@ -979,7 +1048,10 @@ fn print_results(outcomes: &[Outcome]) {
             o.fill_s,
             o.flights[0].1.p99_ms,
             o.flights[1].1.p99_ms,
-            o.flights[1].1.max_ms
+            o.flights[1].1.p999_ms,
+            o.flights[1].1.max_ms,
+            o.flights[2].1.uncovered_frames,
+            o.flights[2].1.uncovered_run
         );
     }
 }
