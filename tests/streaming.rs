@@ -475,6 +475,7 @@ fn node_meshes_equal_the_core_build_at_every_level() {
     assert!(levels.iter().any(|&level| level > 3), "levels {levels:?}");
     let cancel = AtomicBool::new(false);
     // A few nodes of each level, stitched or not.
+    let mut coarse = 0;
     for (node, (entity, chunk)) in nodes.iter().step_by(7) {
         let mesh = mesh_of(&mut h, *entity);
         let data = world
@@ -491,7 +492,9 @@ fn node_meshes_equal_the_core_build_at_every_level() {
         }
         // Levels past `full_mesh_levels` in blocks of 2 and 4 tiles.
         let mut data = data;
-        data.coarsen_interior(settings.interior_block_at(node.level));
+        let block = settings.interior_block_at(node.level, &world);
+        coarse += usize::from(block > 1);
+        data.coarsen_interior(block);
         assert_eq!(indices(&mesh), data.indices, "{node:?}");
         let origin = node.origin(&layout);
         let transform = h.app.world().get::<Transform>(*entity).unwrap();
@@ -522,6 +525,7 @@ fn node_meshes_equal_the_core_build_at_every_level() {
         };
         assert_eq!(tree_count, expected, "{node:?}");
     }
+    assert!(coarse > 0, "no coarse interior compared");
 }
 
 #[test]

@@ -30,10 +30,10 @@
 //! until each change is on screen, how many nodes it rebuilt, and the main-thread time.
 //! The flights start at the origin, where the default view needs fewest nodes; it also prints
 //! how many it holds wherever its anchor stands (least, median, most, from the planner alone),
-//! and the same with a 32 km horizon, its far nodes' meshes whole and thinned (`--
-//! --view-sizes` prints only those). `-- --caves` runs the
-//! default view over the default world and over the `caves` preset's, and prints only those;
-//! `-- --far` the default view and the same to a 32 km horizon.
+//! and the same with a 32 km horizon, its far nodes' meshes whole and thinned
+//! (`-- --view-sizes` prints only those). `-- --caves` runs the default view over the default
+//! world and over the `caves` preset's, and prints only those; `-- --far` the default view and
+//! the same to a 32 km horizon.
 
 use std::time::{Duration, Instant};
 
@@ -41,8 +41,8 @@ use std::time::{Duration, Instant};
 use bevy::diagnostic::DiagnosticsStore;
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
-use bevy_biome_world::biome_core::NodeCoord;
 use bevy_biome_world::biome_core::edits::{BrushOp, EditShape};
+use bevy_biome_world::biome_core::{NodeCoord, WorldGenerator};
 use bevy_biome_world::prelude::*;
 use bevy_biome_world::stream::{ChunkPlanner, LodConfig};
 #[cfg(feature = "avian")]
@@ -813,6 +813,7 @@ fn print_view_size(streaming: &BiomeWorldStreaming, settings: &BiomeWorldSetting
     }
     let config = planner_config(streaming);
     let widest = settings.layout.chunk_size() * f64::from(1u32 << config.top_level());
+    let generator = WorldGenerator::new(settings.generator.clone()).expect("valid settings");
     let view = |at: [f64; 2]| {
         let mut planner = ChunkPlanner::default();
         planner.update(&[at], &config, 0);
@@ -822,7 +823,7 @@ fn print_view_size(streaming: &BiomeWorldStreaming, settings: &BiomeWorldSetting
             .map(|node| {
                 settings
                     .layout
-                    .node_triangles(settings.interior_block_at(node.level))
+                    .node_triangles(settings.interior_block_at(node.level, &generator))
             })
             .sum();
         View {

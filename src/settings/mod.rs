@@ -53,8 +53,9 @@ pub struct BiomeWorldSettings {
     /// interior in blocks twice as wide (2 × 2 tiles, then 4 × 4...) and keeps every vertex of
     /// its edges, so it meets its neighbours exactly
     /// ([`biome_core::ChunkData::coarsen_interior`]; with 64 tiles 2,424 and 824 triangles
-    /// instead of 8,192). The default, 5, keeps every level of the 8 km view whole and thins
-    /// the two more of a 32 km horizon, past 8 km, where the haze hides the detail.
+    /// instead of 8,192). Levels that draw rivers stay whole (a channel is a tile or two
+    /// wide). The default, 5, keeps every level of the 8 km view whole and thins the two
+    /// levels a 32 km horizon adds past 8 km, where the haze hides the detail.
     pub full_mesh_levels: u8,
 }
 
@@ -134,10 +135,17 @@ impl BiomeWorldSettings {
     }
 
     /// The blocks of tiles nodes of `level` mesh their interior in, per side
-    /// ([`BiomeWorldSettings::full_mesh_levels`]; 1: every tile).
+    /// ([`BiomeWorldSettings::full_mesh_levels`], as the layout fits it:
+    /// [`ChunkLayout::interior_block`]); 1, every tile, at levels where `generator` (these
+    /// settings' world) draws rivers.
     #[must_use]
-    pub fn interior_block_at(&self, level: u8) -> u32 {
-        1 << level.saturating_sub(self.full_mesh_levels).min(16)
+    pub fn interior_block_at(&self, level: u8, generator: &WorldGenerator) -> u32 {
+        if generator.draws_rivers_at(level, &self.layout) {
+            return 1;
+        }
+        // Past 2^16 tiles no layout has a block to fit.
+        let levels = level.saturating_sub(self.full_mesh_levels).min(16);
+        self.layout.interior_block(1 << levels)
     }
 
     /// Bytes of terrain mesh (positions, normals, colours and indices) in one chunk.
@@ -601,6 +609,36 @@ mod tests {
         copy.push(brush(2.0)).unwrap();
         take(&mut state, &mut copy);
         holds(&state, &copy, "replaced");
+    }
+
+    /// Levels past `full_mesh_levels` mesh in blocks twice as wide each, as the layout fits
+    /// them; levels that draw rivers stay whole.
+    #[test]
+    fn far_levels_mesh_in_wider_blocks_where_no_river_is_drawn() {
+        let settings = BiomeWorldSettings::default();
+        let generator = WorldGenerator::new(settings.generator.clone()).unwrap();
+        let blocks = (0..=9).map(|level| settings.interior_block_at(level, &generator));
+        assert_eq!(blocks.collect::<Vec<_>>(), [1, 1, 1, 1, 1, 1, 2, 4, 8, 16]);
+        let six_tiles = BiomeWorldSettings {
+            layout: ChunkLayout {
+                tiles: 6,
+                ..default()
+            },
+            ..default()
+        };
+        assert_eq!(six_tiles.interior_block_at(8, &generator), 2);
+        let mut rivers = BiomeWorldSettings {
+            full_mesh_levels: 0,
+            ..default()
+        };
+        rivers.generator.rivers.enabled = true;
+        let generator = WorldGenerator::new(rivers.generator.clone()).unwrap();
+        let drawn = |level| generator.draws_rivers_at(level, &rivers.layout);
+        assert!(drawn(0) && drawn(1) && !drawn(12));
+        for level in 0..=12 {
+            let block = rivers.interior_block_at(level, &generator);
+            assert_eq!(block == 1, drawn(level) || level == 0, "level {level}");
+        }
     }
 
     #[test]

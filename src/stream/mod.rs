@@ -680,9 +680,12 @@ mod tests {
                 .apply(&mut self.world, &mut Budget::new(budget), 0.0, 1.0 / 60.0);
         }
 
-        /// Frames until nothing is under way (at most `limit`).
-        fn settle(&mut self, limit: u32) {
-            for _ in 0..limit {
+        /// Frames until nothing is under way, for at most 20 s: bounded by time rather than
+        /// frames, since a panicking build's hook may print a backtrace for longer than
+        /// thousands of empty frames take.
+        fn settle(&mut self) {
+            let deadline = std::time::Instant::now() + Duration::from_secs(20);
+            while std::time::Instant::now() < deadline {
                 self.frame(Duration::from_millis(4));
                 let c = self.streamer.counts();
                 if c.in_flight == 0 && c.queued == 0 && c.ready == 0 && c.retiring == 0 {
@@ -716,7 +719,7 @@ mod tests {
             behaviour.insert(refuses, Behaviour::Refuse);
         }
         let mut rig = Rig::new(kind);
-        rig.settle(10_000);
+        rig.settle();
         let wanted = rig.streamer.planner().wanted().len();
         let failures = &rig.streamer.kind().failures;
         assert_eq!(failures.len(), 2, "{failures:?}");
@@ -744,7 +747,7 @@ mod tests {
             .unwrap()
             .insert(panics, Behaviour::Build);
         rig.generation = 1;
-        rig.settle(10_000);
+        rig.settle();
         assert_eq!(rig.streamer.kind().builds, builds + wanted);
         assert_eq!(rig.streamer.counts().failed, 1);
         assert_eq!(rig.visible().len(), wanted - 1);
@@ -753,7 +756,7 @@ mod tests {
     #[test]
     fn nodes_game_code_despawns_are_built_again() {
         let mut rig = Rig::new(FakeKind::default());
-        rig.settle(10_000);
+        rig.settle();
         let before = rig.visible();
         let wanted = rig.streamer.planner().wanted().len();
         assert_eq!(before.len(), wanted);
@@ -765,7 +768,7 @@ mod tests {
             .map(|(entity, _)| entity)
             .expect("shown");
         rig.world.despawn(victim);
-        rig.settle(10_000);
+        rig.settle();
         assert_eq!(rig.visible(), before);
         assert_eq!(rig.streamer.kind().builds, wanted + 1);
     }
@@ -792,7 +795,7 @@ mod tests {
         );
         // Far away: the hanging chunk is no longer wanted, and its build stops.
         rig.anchor = [10_000.0, 0.0];
-        rig.settle(10_000);
+        rig.settle();
         let deadline = std::time::Instant::now() + Duration::from_secs(10);
         while !cancelled.lock().unwrap().contains(&hanging) {
             assert!(std::time::Instant::now() < deadline, "never cancelled");

@@ -337,7 +337,9 @@ impl StreamKind for TerrainKind {
         );
         let stride = state.settings().far_forest_stride(key.node.level);
         let coarse_trees = key.node.level > 0 && state.settings().tree_entities_at(key.node.level);
-        let interior_block = state.settings().interior_block_at(key.node.level);
+        let interior_block = state
+            .settings()
+            .interior_block_at(key.node.level, state.generator());
         let sizes = TreeSizes::in_world(world);
         let splat = world.resource::<splat::TerrainSplatMap>().0.clone();
         // The physics plugin's share, where its colliders and the terrain lend each other

@@ -11,9 +11,11 @@ use crate::settings::BiomeWorldState;
 /// hides the land just before it, so the world shows no edge; both follow the horizon when it
 /// changes. Without it a default camera clips the land at 1,000 units and shows where it ends.
 ///
-/// It makes the camera [`Hdr`](bevy::camera::Hdr): then the sky (the clear colour) and the haze
-/// over the land go through the same tonemapping and meet without a seam, where a camera
-/// without it tonemaps the land and not the sky, and the far land stands out as a grey band.
+/// It makes the camera [`Hdr`]: then the sky (the clear colour) and the haze over the land go
+/// through the same tonemapping and meet without a seam, where a camera without it tonemaps the
+/// land and not the sky, and the far land stands out as a grey band. A game that needs an LDR
+/// target (a render pipeline made for one, an overlay sharing the main texture) removes `Hdr`
+/// after spawning and sets the haze's colour to what its tonemapped sky shows.
 ///
 /// ```
 /// # use bevy::prelude::*;
@@ -106,6 +108,7 @@ mod tests {
         app.update();
         let horizon = BiomeWorldStreaming::default().horizon;
         assert_eq!(far(&app), horizon * HorizonView::FAR);
+        assert!(app.world().get::<Hdr>(camera).is_some(), "an HDR camera");
 
         // Refused (below the shortest horizon): the world keeps its horizon, and so do
         // the views.

@@ -335,7 +335,7 @@ impl ChunkLayout {
     pub fn node_triangles(&self, block: u32) -> usize {
         let tiles = self.tiles as usize;
         let block = self.interior_block(block) as usize;
-        if block == 1 {
+        if block == 1 || tiles == 0 {
             return 2 * tiles * tiles;
         }
         // Inner blocks take two; along a side a fan of the rim's 4 corners and the side's

@@ -378,11 +378,28 @@ fn a_coarse_interior_keeps_the_rim_and_covers_the_node_once() {
         [1, 2, 4, 8].map(|block| layout.node_triangles(block)),
         [8192, 2424, 824, 408]
     );
+    // What stays whole: flat tiles, odd tile counts, blocks under 2, and volume chunks.
     let flat = ChunkLayout {
         style: MeshStyle::FlatTiles,
         ..layout
     };
     assert_eq!(flat.node_triangles(4), 8192);
+    let node = NodeCoord::new(2, 1, 1);
+    for (layout, block) in [(flat, 4), (self::layout(7), 2), (self::layout(8), 1)] {
+        let full = build(&generator, node, &layout, Stitch::NONE);
+        let mut same = full.clone();
+        same.coarsen_interior(block);
+        assert_eq!(
+            same.indices, full.indices,
+            "{layout:?} in blocks of {block}"
+        );
+        assert_eq!(layout.interior_block(block), 1);
+    }
+    let mut volume = build(&generator, node, &self::layout(8), Stitch::NONE);
+    volume.volume = true;
+    let full = volume.indices.clone();
+    volume.coarsen_interior(2);
+    assert_eq!(volume.indices, full, "a volume chunk");
 }
 
 #[test]

@@ -1035,7 +1035,7 @@ fn coarse_interior_indices(tiles: u32, block: u32) -> Vec<u32> {
     let row = tiles + 1;
     let v = |i: u32, j: u32| j * row + i;
     let blocks = tiles / block;
-    let mut indices = Vec::new();
+    let mut indices = Vec::with_capacity(3 * (tiles as usize).pow(2));
     for bj in 0..blocks {
         for bi in 0..blocks {
             let (i, j) = (block * bi, block * bj);
@@ -1055,9 +1055,8 @@ fn coarse_interior_indices(tiles: u32, block: u32) -> Vec<u32> {
             // node's, so the node's edge keeps them all.
             let mut rim = Vec::with_capacity(4 * block as usize);
             for (k, &side) in sides.iter().enumerate() {
-                let steps = if side { block } else { 1 };
-                for t in 0..steps {
-                    let d = t * block / steps;
+                // From the side's first corner, every vertex along a side of the node's.
+                for d in 0..if side { block } else { 1 } {
                     rim.push(match k {
                         0 => v(i, j + d),
                         1 => v(i + d, j + block),
