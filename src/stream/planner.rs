@@ -1856,6 +1856,41 @@ mod tests {
         assert_eq!(full.top_level(), 0);
     }
 
+    /// Far from the origin the planner wants the nodes it wants near it, shifted by whole
+    /// roots, with the same stitches: at 10^6, 10^9 and 6 × 10^10 units (near the end of this
+    /// layout's `i32` chunk grid), in `f64` like every distance it compares.
+    #[test]
+    fn far_out_the_view_is_the_view_near_the_origin_shifted() {
+        let config = config();
+        let top = config.top_level();
+        let root = NodeCoord::new(top, 0, 0).size(&config.layout);
+        let mut rng = Rng(0xfa2_0ff5e7);
+        for far in [1e6, 1e9, 6e10] {
+            // Whole roots along each axis: every level's nodes shift by whole nodes.
+            let roots = (far / root).round();
+            let shift = roots * root;
+            for _ in 0..8 {
+                let near = [rng.range(-3000.0, 3000.0), rng.range(-3000.0, 3000.0)];
+                let away = [near[0] + shift, near[1] - shift];
+                let (mut a, mut b) = (ChunkPlanner::default(), ChunkPlanner::default());
+                settle(&mut a, &[near], &config);
+                settle(&mut b, &[away], &config);
+                let moved: HashMap<NodeCoord, Stitch> = a
+                    .wanted()
+                    .iter()
+                    .map(|(node, &stitch)| {
+                        let steps = roots as i64 * (1i64 << (top - node.level));
+                        let to = |c: i32| i32::try_from(i64::from(c) + steps).unwrap();
+                        let from = |c: i32| i32::try_from(i64::from(c) - steps).unwrap();
+                        (NodeCoord::new(node.level, to(node.x), from(node.z)), stitch)
+                    })
+                    .collect();
+                assert_eq!(&moved, b.wanted(), "{far}: {near:?} and {away:?}");
+                assert!(!moved.is_empty());
+            }
+        }
+    }
+
     #[test]
     fn once_settled_every_point_within_the_horizon_is_covered_exactly_once() {
         let config = config();
