@@ -41,14 +41,15 @@ fn main() -> ExitCode {
         }
     };
     let splatting = args.own("--splatting").is_some();
-    let clearance = match args.own("--altitude").map(str::parse::<f32>) {
-        None => CLEARANCE,
-        Some(Ok(metres)) if metres.is_finite() && metres >= 0.0 => metres,
+    let mut flight = Flight::default();
+    match args.own("--altitude").map(str::parse::<f32>) {
+        None => {}
+        Some(Ok(metres)) if metres.is_finite() && metres >= 0.0 => flight.clearance = metres,
         Some(_) => {
             eprintln!("--altitude takes metres over the ground, 0 or more");
             return ExitCode::from(2);
         }
-    };
+    }
 
     let mut app = App::new();
     app.insert_resource(args.settings)
@@ -56,10 +57,7 @@ fn main() -> ExitCode {
         .insert_resource(args.start)
         .add_plugins(world_window("bevy_biome_world: fly over"))
         .add_plugins((BiomeWorldPlugin, ScenePlugin))
-        .insert_resource(Flight {
-            clearance,
-            ..default()
-        })
+        .insert_resource(flight)
         .insert_resource(SplattingAtStart(splatting))
         .add_systems(Startup, setup)
         .add_systems(

@@ -58,21 +58,28 @@ const FLIGHT_SECONDS: u32 = 20;
 /// flight, world units.
 const COVERED_WITHIN: f64 = 2000.0;
 
-/// Whether every probe within [`COVERED_WITHIN`] of `anchor` (`x, z`; 16 rings of 32 and the
-/// centre) lies on a shown terrain node.
-fn covered(app: &mut App, anchor: [f64; 2]) -> bool {
+/// The terrain nodes on screen (not hidden).
+fn shown_chunks(app: &mut App) -> Vec<BiomeChunk> {
     let world = app.world_mut();
-    let shown: Vec<([f64; 2], f64)> = world
+    world
         .query::<(&BiomeChunk, &Visibility)>()
         .iter(world)
         .filter(|(_, visibility)| **visibility != Visibility::Hidden)
-        .map(|(chunk, _)| {
-            (
-                chunk.node.origin(&chunk.layout),
-                chunk.node.size(&chunk.layout),
-            )
-        })
-        .collect();
+        .map(|(chunk, _)| *chunk)
+        .collect()
+}
+
+/// Whether `chunk`'s square holds the world point `[x, z]`.
+fn holds(chunk: &BiomeChunk, [x, z]: [f64; 2]) -> bool {
+    let [ox, oz] = chunk.node.origin(&chunk.layout);
+    let size = chunk.node.size(&chunk.layout);
+    (ox..ox + size).contains(&x) && (oz..oz + size).contains(&z)
+}
+
+/// Whether every probe within [`COVERED_WITHIN`] of `anchor` (`x, z`; 16 rings of 32 and the
+/// centre) lies on a shown terrain node.
+fn covered(app: &mut App, anchor: [f64; 2]) -> bool {
+    let shown = shown_chunks(app);
     let probes = std::iter::once(anchor).chain((1..=16).flat_map(|ring| {
         (0..32).map(move |k| {
             let (r, angle) = (
@@ -82,11 +89,9 @@ fn covered(app: &mut App, anchor: [f64; 2]) -> bool {
             [anchor[0] + r * angle.cos(), anchor[1] + r * angle.sin()]
         })
     }));
-    probes.into_iter().all(|[x, z]| {
-        shown
-            .iter()
-            .any(|&([ox, oz], size)| (ox..ox + size).contains(&x) && (oz..oz + size).contains(&z))
-    })
+    probes
+        .into_iter()
+        .all(|p| shown.iter().any(|chunk| holds(chunk, p)))
 }
 
 fn percentile(sorted: &[f64], p: f64) -> f64 {
@@ -442,19 +447,9 @@ fn print_physics_costs(background: bool) {
 
 /// Whether a shown full-detail chunk under `xz` is built for `revision` or a later one.
 fn edit_shown(app: &mut App, xz: [f64; 2], revision: u64) -> bool {
-    let world = app.world_mut();
-    world
-        .query::<(&BiomeChunk, &Visibility)>()
-        .iter(world)
-        .any(|(chunk, visibility)| {
-            let [x, z] = chunk.node.origin(&chunk.layout);
-            let size = chunk.node.size(&chunk.layout);
-            *visibility != Visibility::Hidden
-                && chunk.node.level == 0
-                && (x..x + size).contains(&xz[0])
-                && (z..z + size).contains(&xz[1])
-                && chunk.revision >= revision
-        })
+    shown_chunks(app)
+        .iter()
+        .any(|chunk| chunk.node.level == 0 && holds(chunk, xz) && chunk.revision >= revision)
 }
 
 /// Pushes `edit` and steps paced frames until the chunk under `xz` shows it and the streamers
