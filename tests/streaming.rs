@@ -294,6 +294,46 @@ fn chunks_appear_within_the_radius_and_only_there() {
 }
 
 #[test]
+fn the_frame_budget_caps_every_kind_and_raising_it_lets_the_backlog_through() {
+    let mut h = Harness::with(
+        settings(),
+        BiomeWorldStreaming {
+            apply_budget_ms: 100.0,
+            frame_budget_ms: 0.0,
+            ..streaming()
+        },
+    );
+    let entities = |h: &mut Harness| -> HashSet<Entity> {
+        let world = h.app.world_mut();
+        world
+            .query_filtered::<Entity, With<BiomeChunk>>()
+            .iter(world)
+            .collect()
+    };
+    let mut before = entities(&mut h);
+    // However many builds are waiting, no frame spawns or despawns more than one node.
+    for _ in 0..10 {
+        std::thread::sleep(Duration::from_millis(20));
+        h.step();
+        let after = entities(&mut h);
+        let moved = after.symmetric_difference(&before).count();
+        assert!(
+            moved <= 1,
+            "{moved} nodes moved in one frame with no frame budget"
+        );
+        before = after;
+    }
+    assert!(h.stats().ready > 1, "builds wait: {:?}", h.stats());
+    h.app
+        .world_mut()
+        .resource_mut::<BiomeWorldStreaming>()
+        .frame_budget_ms = 100.0;
+    h.step();
+    let moved = entities(&mut h).symmetric_difference(&before).count();
+    assert!(moved > 1, "{moved}");
+}
+
+#[test]
 fn chunks_are_requested_nearest_first() {
     let mut h = Harness::new(settings());
     h.run_until_idle();

@@ -30,6 +30,7 @@ impl Plugin for ScreenshotPlugin {
         // Frame rate does not matter when waiting for a picture: apply chunks in bigger bites.
         .add_systems(PreStartup, |mut streaming: ResMut<BiomeWorldStreaming>| {
             streaming.apply_budget_ms = 50.0;
+            streaming.frame_budget_ms = 60.0;
         })
         .add_systems(PostStartup, |mut cameras: Query<&mut Camera>| {
             cameras

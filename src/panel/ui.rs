@@ -1452,6 +1452,12 @@ fn streaming_section(ui: &mut egui::Ui, draft: &mut PanelDraft) {
             .logarithmic(true)
             .text("apply budget (ms)"),
     );
+    ui.add(
+        egui::Slider::new(&mut streaming.frame_budget_ms, 0.1..=20.0)
+            .clamping(CLAMP_EDITS)
+            .logarithmic(true)
+            .text("frame budget, all kinds (ms)"),
+    );
     let settings = &mut draft.settings.draft;
     ui.horizontal(|ui| {
         ui.selectable_value(&mut settings.layout.style, MeshStyle::Smooth, "Smooth");

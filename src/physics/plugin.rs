@@ -1,8 +1,6 @@
 //! The physics plugin's ECS side: the collider streamer, the settings it takes (the last valid
 //! ones), and the two systems that feed it and apply its answer.
 
-use std::time::Duration;
-
 use bevy::platform::time::Instant;
 use bevy::prelude::*;
 use biome_core::ChunkLayout;
@@ -13,7 +11,7 @@ use super::{
 };
 use crate::BiomeWorldSystems;
 use crate::settings::BiomeWorldState;
-use crate::stream::{Budget, NodeStreamer, StreamView, anchor_points};
+use crate::stream::{FrameBudget, NodeStreamer, StreamView, anchor_points};
 use crate::terrain::share::{DensityShare, DensityUser};
 
 /// Colliders for the terrain and trees around every [`BiomeWorldCollider`] entity, tuned by
@@ -144,24 +142,22 @@ fn stream_colliders(
         colliders.streamer.kind_mut().trunks = trunks;
         colliders.streamer.update(world, &view);
     });
-    world.resource_mut::<BiomeColliderStats>().stream_time = started.elapsed();
+    let took = started.elapsed();
+    world.resource_mut::<BiomeColliderStats>().stream_time = took;
+    world.resource_mut::<FrameBudget>().charge(took);
 }
 
 /// Collects finished builds, inserts and removes colliders within the budget; then counts.
 fn apply_colliders(world: &mut World) {
     let started = Instant::now();
     world.resource_scope(|world, mut colliders: Mut<ColliderStreamer>| {
-        let limit = colliders
+        let own = colliders
             .settings
             .as_ref()
-            .map_or(0.0, |s| f64::from(s.apply_budget_ms) / 1000.0);
+            .map_or(0.0, |s| s.apply_budget_ms);
+        let mut budget = world.resource::<FrameBudget>().budget(own);
         let streamer = &mut colliders.streamer;
-        streamer.apply(
-            world,
-            &mut Budget::new(Duration::from_secs_f64(limit)),
-            0.0,
-            0.0,
-        );
+        streamer.apply(world, &mut budget, 0.0, 0.0);
         let counts = streamer.counts().clone();
         let trunks = streamer.shown().map(|(_, node)| node.trunks).sum();
         let reused = streamer.kind().reused;
@@ -186,5 +182,6 @@ fn apply_colliders(world: &mut World) {
         stats.apply_time = started.elapsed();
         let times = (stats.stream_time, stats.apply_time);
         BiomeColliderStats::DIAGNOSTICS.record(world, times, &counts.build_times, counts.shown);
+        world.resource_mut::<FrameBudget>().charge(times.1);
     });
 }

@@ -1,8 +1,6 @@
 //! The scatter's ECS side: one streamer per layer, the settings they take (the last valid ones),
 //! and the two systems that feed them and apply their answer within one shared budget.
 
-use std::time::Duration;
-
 use bevy::platform::time::Instant;
 use bevy::prelude::*;
 use biome_core::cover::LayerName;
@@ -15,7 +13,7 @@ use super::{
 };
 use crate::BiomeWorldSystems;
 use crate::settings::BiomeWorldState;
-use crate::stream::{Budget, NodeStreamer, StreamView, anchor_points};
+use crate::stream::{FrameBudget, NodeStreamer, StreamView, anchor_points};
 use crate::terrain::{BiomeWorldAnchor, BiomeWorldStats};
 
 /// Streams every scatter layer (rocks, bushes, grass and a game's own) around every
@@ -47,7 +45,11 @@ impl Plugin for BiomeScatterPlugin {
                 Update,
                 (
                     stream_scatter.in_set(BiomeWorldSystems::Stream),
-                    apply_scatter.in_set(BiomeWorldSystems::Apply),
+                    // Within what terrain left of the frame's budget: holes in the ground show
+                    // more than a late rock.
+                    apply_scatter
+                        .in_set(BiomeWorldSystems::Apply)
+                        .after(crate::terrain::apply_terrain),
                     take_scatter_models
                         .in_set(BiomeWorldSystems::Settings)
                         .run_if(resource_changed::<ScatterModels>),
@@ -202,7 +204,9 @@ fn stream_scatter(
             streamer.update(world, &view);
         }
     });
-    world.resource_mut::<BiomeScatterStats>().stream_time = started.elapsed();
+    let took = started.elapsed();
+    world.resource_mut::<BiomeScatterStats>().stream_time = took;
+    world.resource_mut::<FrameBudget>().charge(took);
 }
 
 /// Collects placements, spawns and despawns objects a slice at a time within the budget (at
@@ -211,11 +215,11 @@ fn stream_scatter(
 fn apply_scatter(world: &mut World) {
     let started = Instant::now();
     world.resource_scope(|world, mut streamers: Mut<ScatterStreamers>| {
-        let limit = streamers
+        let own = streamers
             .settings
             .as_ref()
-            .map_or(0.0, |s| f64::from(s.apply_budget_ms) / 1000.0);
-        let mut budget = Budget::new(Duration::from_secs_f64(limit));
+            .map_or(0.0, |s| s.apply_budget_ms);
+        let mut budget = world.resource::<FrameBudget>().budget(own);
         for streamer in &mut streamers.layers {
             streamer.apply(world, &mut budget, 0.0, 0.0);
         }
@@ -259,5 +263,6 @@ fn apply_scatter(world: &mut World) {
         let chunks = stats.chunks.iter().sum();
         let builds = layers.iter().flat_map(|layer| &layer.counts().build_times);
         BiomeScatterStats::DIAGNOSTICS.record(world, times, builds, chunks);
+        world.resource_mut::<FrameBudget>().charge(times.1);
     });
 }

@@ -192,9 +192,16 @@ pub struct BiomeWorldStreaming {
     /// At most this many nodes are built at once on the async compute pool.
     pub max_tasks: usize,
     /// Main-thread time per frame for turning finished nodes into entities and despawning old
-    /// ones, in milliseconds. When frames are slow anyway (a software renderer, a debug build),
-    /// up to 5% of the last frame's time is used instead; at least one node moves per frame.
+    /// ones, in milliseconds, within [`BiomeWorldStreaming::frame_budget_ms`]; at least one node
+    /// moves per frame.
     pub apply_budget_ms: f32,
+    /// The plugin's main-thread time per frame, milliseconds: every streamed kind's systems
+    /// together (terrain, scatter and colliders, planning and applying). Each kind's apply budget
+    /// is its most within it; colliders apply first, then terrain, then scatter, each within what
+    /// is left, and each moves at least one node per frame. When frames are slow anyway (a
+    /// software renderer, a debug build) and 5% of the last frame's time is more, every budget
+    /// grows in proportion.
+    pub frame_budget_ms: f32,
 }
 
 impl Default for BiomeWorldStreaming {
@@ -206,6 +213,7 @@ impl Default for BiomeWorldStreaming {
             fade_seconds: 0.3,
             max_tasks: default_task_budget(),
             apply_budget_ms: 0.6,
+            frame_budget_ms: 1.0,
         }
     }
 }
@@ -229,6 +237,8 @@ impl BiomeWorldStreaming {
     pub const MAX_TASKS: RangeInclusive<usize> = 1..=256;
     /// Accepted [`BiomeWorldStreaming::apply_budget_ms`].
     pub const APPLY_BUDGET_MS: RangeInclusive<f32> = 0.0..=100.0;
+    /// Accepted [`BiomeWorldStreaming::frame_budget_ms`].
+    pub const FRAME_BUDGET_MS: RangeInclusive<f32> = 0.0..=100.0;
     /// Terrain nodes one anchor may keep (the estimate of [`LodConfig::node_estimate`]): more
     /// would cost the planner and the renderer more than any view needs.
     pub const MAX_NODES: u64 = 16_384;
@@ -288,6 +298,12 @@ impl BiomeWorldStreaming {
             "apply_budget_ms",
             self.apply_budget_ms,
             &Self::APPLY_BUDGET_MS,
+            " ms",
+        )?;
+        check.range_in(
+            "frame_budget_ms",
+            self.frame_budget_ms,
+            &Self::FRAME_BUDGET_MS,
             " ms",
         )?;
         check.whole("max_tasks", self.max_tasks, &Self::MAX_TASKS)?;
@@ -691,6 +707,7 @@ mod tests {
         assert_eq!(refused(|s| s.fade_seconds = 9.0), "fade_seconds");
         assert_eq!(refused(|s| s.max_tasks = 0), "max_tasks");
         assert_eq!(refused(|s| s.apply_budget_ms = f32::NAN), "apply_budget_ms");
+        assert_eq!(refused(|s| s.frame_budget_ms = -1.0), "frame_budget_ms");
         // Odd tile counts suit full detail only.
         let odd = BiomeWorldSettings {
             layout: ChunkLayout {

@@ -10,6 +10,7 @@ use super::{
     BiomeWorldEdits, BiomeWorldSettings, BiomeWorldState, BiomeWorldStreaming, ChunkMeshOptions,
 };
 use crate::BiomeWorldSystems;
+use crate::stream::FrameBudget;
 
 /// The world's settings and the generator built from them ([`BiomeWorldState`]), and the order
 /// of the plugin's systems ([`BiomeWorldSystems`]): the first part of
@@ -37,9 +38,10 @@ impl Plugin for BiomeWorldSettingsPlugin {
             )
             .init_resource::<BiomeWorldEdits>()
             .register_type::<BiomeWorldEdits>()
+            .init_resource::<FrameBudget>()
             .add_systems(
                 Update,
-                (apply_settings, apply_edits)
+                (apply_settings, apply_edits, begin_frame_budget)
                     .chain()
                     .in_set(BiomeWorldSystems::Settings),
             );
@@ -103,4 +105,14 @@ fn apply_edits(mut edits: ResMut<BiomeWorldEdits>, mut state: ResMut<BiomeWorldS
         // Bookkeeping, not a change of the edits.
         edits.bypass_change_detection().mark_taken();
     }
+}
+
+/// Starts the frame's main-thread budget, which the streamed kinds' systems share.
+fn begin_frame_budget(
+    mut budget: ResMut<FrameBudget>,
+    state: Res<BiomeWorldState>,
+    time: Option<Res<Time<Real>>>,
+) {
+    let last_frame = time.map_or(0.0, |time| time.delta_secs_f64());
+    budget.begin(state.streaming().frame_budget_ms, last_frame);
 }

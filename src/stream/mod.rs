@@ -103,8 +103,63 @@ pub(crate) struct StreamView<'a> {
     pub(crate) start_builds: bool,
 }
 
+/// Share of the last frame's time the plugin may take when that beats its budget: when frames
+/// are slow anyway (a software renderer, a debug build), it keeps nodes coming unnoticed.
+const SLOW_FRAME_SHARE: f64 = 0.05;
+
+/// The plugin's main-thread time in the current frame, shared by every streamed kind: each
+/// kind's systems charge what they took, and each kind's apply step gets at most what is left of
+/// the frame (and at most its own budget). Kinds apply in order (colliders, terrain, scatter), so
+/// the last ones are squeezed first.
+#[derive(Resource, Debug)]
+pub(crate) struct FrameBudget {
+    limit: Duration,
+    /// How much every budget grows this frame because frames are slow anyway.
+    scale: f64,
+    used: Duration,
+}
+
+impl Default for FrameBudget {
+    fn default() -> Self {
+        Self {
+            limit: Duration::MAX,
+            scale: 1.0,
+            used: Duration::ZERO,
+        }
+    }
+}
+
+impl FrameBudget {
+    /// Starts a frame of `limit_ms` milliseconds, after one that took `last_frame` seconds: when
+    /// [`SLOW_FRAME_SHARE`] of that is more, every budget grows in proportion.
+    pub(crate) fn begin(&mut self, limit_ms: f32, last_frame: f64) {
+        let limit = f64::from(limit_ms) / 1000.0;
+        self.scale = if limit > 0.0 {
+            (last_frame * SLOW_FRAME_SHARE / limit).max(1.0)
+        } else {
+            1.0
+        };
+        self.limit = Duration::from_secs_f64(limit * self.scale);
+        self.used = Duration::ZERO;
+    }
+
+    /// A kind's system took `time`.
+    pub(crate) fn charge(&mut self, time: Duration) {
+        self.used += time;
+    }
+
+    /// The budget of a kind whose own is `own_ms` milliseconds: that, grown like the frame's,
+    /// within what is left of the frame.
+    #[must_use]
+    pub(crate) fn budget(&self, own_ms: f32) -> Budget {
+        let own = Duration::from_secs_f64(f64::from(own_ms) / 1000.0 * self.scale);
+        Budget::new(own.min(self.limit.saturating_sub(self.used)))
+    }
+}
+
 /// Main-thread time for one frame's spawning and despawning, shared by the streamers that draw
-/// on it. At least one step is taken each frame, so work moves even when a step costs more.
+/// on it. A step starts only when it is expected to end within the limit, except the first, so
+/// work moves even when a step costs more.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Budget {
     started: Instant,
@@ -122,12 +177,38 @@ impl Budget {
         }
     }
 
-    /// Whether no more steps fit this frame.
-    pub(crate) fn spent(&self) -> bool {
-        self.steps > 0 && self.started.elapsed() >= self.limit
+    /// Whether a step expected to take `expected` still fits this frame.
+    fn fits(&self, expected: Duration) -> bool {
+        self.steps == 0 || self.started.elapsed() + expected <= self.limit
     }
 
     fn step(&mut self) {
+        self.steps += 1;
+    }
+}
+
+/// What one kind of step takes, learnt as steps run: a smoothed mean and mean deviation, as TCP
+/// learns its round trips, so a step is expected to take their mean plus twice the deviation.
+#[derive(Clone, Copy, Debug, Default)]
+struct StepCost {
+    mean: f64,
+    deviation: f64,
+    steps: u64,
+}
+
+impl StepCost {
+    fn expected(&self) -> Duration {
+        Duration::from_secs_f64(self.mean + 2.0 * self.deviation)
+    }
+
+    fn record(&mut self, took: Duration) {
+        let took = took.as_secs_f64();
+        if self.steps == 0 {
+            (self.mean, self.deviation) = (took, took / 2.0);
+        } else {
+            self.deviation += ((took - self.mean).abs() - self.deviation) / 4.0;
+            self.mean += (took - self.mean) / 8.0;
+        }
         self.steps += 1;
     }
 }
@@ -247,6 +328,9 @@ pub(crate) struct NodeStreamer<K: StreamKind> {
     leaving: VecDeque<(BuildKey, K::Node)>,
     /// Builds that failed at their generation: not started again.
     failed: HashSet<BuildKey>,
+    /// What a spawn step and a despawn step take, to keep within the budget.
+    spawn_cost: StepCost,
+    despawn_cost: StepCost,
     counts: StreamCounts,
 }
 
@@ -269,6 +353,8 @@ impl<K: StreamKind> NodeStreamer<K> {
             fades: Vec::new(),
             leaving: VecDeque::new(),
             failed: HashSet::default(),
+            spawn_cost: StepCost::default(),
+            despawn_cost: StepCost::default(),
             counts: StreamCounts::default(),
         }
     }
@@ -400,13 +486,15 @@ impl<K: StreamKind> NodeStreamer<K> {
             self.kind.failed(world, key, &reason);
         }
 
-        while !budget.spent() {
+        while budget.fits(self.despawn_cost.expected()) {
             let Some((key, node)) = self.leaving.front_mut() else {
                 break;
             };
+            let started = Instant::now();
             if self.kind.despawn_part(world, *key, node) {
                 self.leaving.pop_front();
             }
+            self.despawn_cost.record(started.elapsed());
             budget.step();
         }
         self.spawn(world, budget);
@@ -459,7 +547,8 @@ impl<K: StreamKind> NodeStreamer<K> {
         self.spawning = kept;
         self.leaving.extend(unwanted);
         let mut order = self.planner.ready_in_order(&self.built).into_iter();
-        while !budget.spent() {
+        while budget.fits(self.spawn_cost.expected()) {
+            let started = Instant::now();
             let (key, mut node) = match self.spawning.pop_front() {
                 Some(under_way) => under_way,
                 None => {
@@ -471,6 +560,7 @@ impl<K: StreamKind> NodeStreamer<K> {
                 }
             };
             let done = self.kind.spawn_part(world, &mut node);
+            self.spawn_cost.record(started.elapsed());
             budget.step();
             if done {
                 self.planner.ready(key);
@@ -829,5 +919,78 @@ mod tests {
             rig.streamer.planner().wanted().len() as u64
         );
         assert_eq!(most, 1);
+    }
+
+    #[test]
+    fn a_spawn_starts_only_when_its_learnt_cost_still_fits() {
+        // Two 0.6 ms spawns would take 1.2 ms of a 1 ms budget: once the cost is learnt, one a
+        // frame (slower spawns on a busy machine only make fewer fit).
+        let kind = FakeKind {
+            spawn_time: Duration::from_micros(600),
+            ..FakeKind::default()
+        };
+        let mut rig = Rig::new(kind);
+        let spawned =
+            |rig: &Rig| rig.streamer.counts().applied_total as usize + rig.streamer.ready.len();
+        let mut most_after_the_first = 0;
+        for frame in 0..2_000 {
+            let before = spawned(&rig);
+            rig.frame(Duration::from_millis(1));
+            if frame > 0 {
+                most_after_the_first = most_after_the_first.max(spawned(&rig) - before);
+            }
+            let wanted = rig.streamer.planner().wanted().len();
+            if wanted > 0 && rig.streamer.counts().applied_total as usize == wanted {
+                break;
+            }
+            std::thread::yield_now();
+        }
+        assert_eq!(
+            rig.streamer.counts().applied_total as usize,
+            rig.streamer.planner().wanted().len()
+        );
+        assert_eq!(most_after_the_first, 1);
+    }
+
+    #[test]
+    fn step_costs_are_learnt() {
+        let mut cost = StepCost::default();
+        assert_eq!(cost.expected(), Duration::ZERO);
+        // The first step is expected to vary by half of itself.
+        cost.record(Duration::from_millis(1));
+        let first = cost.expected().as_secs_f64() * 1000.0;
+        assert!((first - 2.0).abs() < 1e-6, "{first}");
+        for _ in 0..100 {
+            cost.record(Duration::from_millis(1));
+        }
+        let steady = cost.expected().as_secs_f64() * 1000.0;
+        assert!((steady - 1.0).abs() < 1e-6, "{steady}");
+        // One step ten times dearer raises the expectation at once, and it settles back.
+        cost.record(Duration::from_millis(10));
+        let after_spike = cost.expected().as_secs_f64() * 1000.0;
+        assert!(after_spike > 5.0, "{after_spike}");
+        for _ in 0..50 {
+            cost.record(Duration::from_millis(1));
+        }
+        assert!(cost.expected() < Duration::from_micros(1_100));
+    }
+
+    #[test]
+    fn kinds_share_what_is_left_of_the_frame() {
+        let micros = |budget: Budget| (budget.limit.as_secs_f64() * 1e6).round();
+        let mut frame = FrameBudget::default();
+        frame.begin(1.0, 1.0 / 60.0);
+        assert_eq!(micros(frame.budget(0.6)), 600.0);
+        frame.charge(Duration::from_micros(700));
+        assert_eq!(micros(frame.budget(0.6)), 300.0);
+        frame.charge(Duration::from_millis(1));
+        assert_eq!(micros(frame.budget(0.6)), 0.0);
+        // A new frame starts afresh; after a 100 ms frame, 5% of it: every budget five times.
+        frame.begin(1.0, 0.1);
+        assert_eq!(micros(frame.budget(100.0)), 5_000.0);
+        assert_eq!(micros(frame.budget(0.4)), 2_000.0);
+        // No frame budget: each kind takes only its one step.
+        frame.begin(0.0, 0.1);
+        assert_eq!(micros(frame.budget(100.0)), 0.0);
     }
 }

@@ -28,6 +28,7 @@ pub use mesh::TerrainMaterials;
 pub(crate) use mesh::{TerrainColors, chunk_mesh, mesh_bytes, river_water_mesh};
 pub use own_material::{OwnTerrainMaterial, OwnTerrainMaterialPlugin};
 pub use plugin::BiomeTerrainPlugin;
+pub(crate) use plugin::apply_terrain;
 pub use precision::FAR_ANCHOR_DISTANCE;
 pub use splat::{
     BiomeSplat, MAX_SPLAT_LAYERS, SplatError, SplatLayer, SplatTint, SteepSplat, TerrainSplatting,

@@ -1,8 +1,6 @@
 //! The terrain's ECS side: its streamer as a resource, and the two systems that feed it the
 //! anchors and apply its answer within the main-thread budget.
 
-use std::time::Duration;
-
 use bevy::platform::time::Instant;
 use bevy::prelude::*;
 
@@ -14,7 +12,7 @@ use super::{
 };
 use crate::BiomeWorldSystems;
 use crate::settings::BiomeWorldState;
-use crate::stream::{Budget, NodeStreamer, StreamView, anchor_points};
+use crate::stream::{FrameBudget, NodeStreamer, StreamView, anchor_points};
 
 /// Streams the terrain around every [`BiomeWorldAnchor`]: part of [`crate::BiomeWorldPlugin`].
 #[derive(Clone, Copy, Debug, Default)]
@@ -86,9 +84,6 @@ impl Plugin for BiomeTerrainPlugin {
 #[derive(Resource, Default)]
 pub(crate) struct TerrainStreamer(pub(crate) NodeStreamer<TerrainKind>);
 
-/// Share of the last frame's time the apply step may take when that beats its budget.
-const SLOW_FRAME_SHARE: f64 = 0.05;
-
 /// Feeds the streamer the anchors and the streaming settings: it forgets entities game code
 /// despawned, drops builds no longer wanted and starts wanted ones, most urgent first.
 ///
@@ -113,25 +108,27 @@ fn stream_terrain(
     world.resource_scope(|world, mut streamer: Mut<TerrainStreamer>| {
         streamer.0.update(world, &view);
     });
-    world.resource_mut::<BiomeWorldStats>().stream_time = started.elapsed();
+    let took = started.elapsed();
+    world.resource_mut::<BiomeWorldStats>().stream_time = took;
+    world.resource_mut::<FrameBudget>().charge(took);
 }
 
 /// Collects finished builds, spawns and despawns within the main-thread budget, makes the
 /// planner's swaps and moves fades on; then counts.
-fn apply_terrain(world: &mut World) {
+pub(crate) fn apply_terrain(world: &mut World) {
     let started = Instant::now();
     let streaming = world.resource::<BiomeWorldState>().streaming().clone();
-    // When frames are slow anyway (a software renderer, a debug build), a share of the frame
-    // time keeps nodes coming without being noticed.
     let last_frame = world
         .get_resource::<Time<Real>>()
         .map_or(0.0, Time::delta_secs_f64);
-    let budget = (f64::from(streaming.apply_budget_ms) / 1000.0).max(last_frame * SLOW_FRAME_SHARE);
+    let mut budget = world
+        .resource::<FrameBudget>()
+        .budget(streaming.apply_budget_ms);
     world.resource_scope(|world, mut streamer: Mut<TerrainStreamer>| {
         let streamer = &mut streamer.0;
         streamer.apply(
             world,
-            &mut Budget::new(Duration::from_secs_f64(budget)),
+            &mut budget,
             streaming.fade_seconds,
             last_frame as f32,
         );
@@ -167,5 +164,6 @@ fn apply_terrain(world: &mut World) {
         let times = (stats.stream_time, stats.apply_time);
         let counts = streamer.counts();
         BiomeWorldStats::DIAGNOSTICS.record(world, times, &counts.build_times, counts.shown);
+        world.resource_mut::<FrameBudget>().charge(times.1);
     });
 }
