@@ -126,9 +126,13 @@ struct Flight {
     uncovered_frames: u32,
     uncovered_run: u32,
     built: u64,
-    /// p99 of the streaming and the apply system alone.
+    /// p99 of the terrain's streaming and apply systems alone, of the scatter's, and of the rest
+    /// of the plugin's time (the `Update` schedule less those four).
     stream_p99_ms: f64,
     apply_p99_ms: f64,
+    scatter_stream_p99_ms: f64,
+    scatter_apply_p99_ms: f64,
+    rest_p99_ms: f64,
     /// Median and p99 of the whole frame (`App::update`, physics steps included).
     frame_median_ms: f64,
     frame_p99_ms: f64,
@@ -272,6 +276,8 @@ fn run_until_idle(app: &mut App) {
 fn fly(app: &mut App, anchor: Entity, speed: f32) -> Flight {
     let mut plugin_ms = Vec::new();
     let (mut stream_ms, mut apply_ms) = (Vec::new(), Vec::new());
+    let (mut scatter_stream_ms, mut scatter_apply_ms) = (Vec::new(), Vec::new());
+    let mut rest_ms = Vec::new();
     let (mut frame_ms, mut collider_ms) = (Vec::new(), Vec::new());
     let applied_before = app.world().resource::<BiomeWorldStats>().applied_total;
     let start = app
@@ -307,8 +313,16 @@ fn fly(app: &mut App, anchor: Entity, speed: f32) -> Flight {
             collider_ms.push((colliders.stream_time + colliders.apply_time).as_secs_f64() * 1000.0);
         }
         let stats = app.world().resource::<BiomeWorldStats>();
-        stream_ms.push(stats.stream_time.as_secs_f64() * 1000.0);
-        apply_ms.push(stats.apply_time.as_secs_f64() * 1000.0);
+        let scatter = app.world().resource::<BiomeScatterStats>();
+        let ms = |time: Duration| time.as_secs_f64() * 1000.0;
+        let (stream, apply) = (ms(stats.stream_time), ms(stats.apply_time));
+        let (scatter_stream, scatter_apply) = (ms(scatter.stream_time), ms(scatter.apply_time));
+        stream_ms.push(stream);
+        apply_ms.push(apply);
+        scatter_stream_ms.push(scatter_stream);
+        scatter_apply_ms.push(scatter_apply);
+        let plugin = plugin_ms.last().expect("pushed above");
+        rest_ms.push(plugin - stream - apply - scatter_stream - scatter_apply);
         if let Some(rest) = deadline.checked_duration_since(Instant::now()) {
             std::thread::sleep(rest);
         }
@@ -317,6 +331,9 @@ fn fly(app: &mut App, anchor: Entity, speed: f32) -> Flight {
         &mut plugin_ms,
         &mut stream_ms,
         &mut apply_ms,
+        &mut scatter_stream_ms,
+        &mut scatter_apply_ms,
+        &mut rest_ms,
         &mut frame_ms,
         &mut collider_ms,
     ] {
@@ -360,6 +377,9 @@ fn fly(app: &mut App, anchor: Entity, speed: f32) -> Flight {
         built: app.world().resource::<BiomeWorldStats>().applied_total - applied_before,
         stream_p99_ms: percentile(&stream_ms, 0.99),
         apply_p99_ms: percentile(&apply_ms, 0.99),
+        scatter_stream_p99_ms: percentile(&scatter_stream_ms, 0.99),
+        scatter_apply_p99_ms: percentile(&scatter_apply_ms, 0.99),
+        rest_p99_ms: percentile(&rest_ms, 0.99),
         frame_median_ms: percentile(&frame_ms, 0.5),
         frame_p99_ms: percentile(&frame_ms, 0.99),
         #[cfg(feature = "avian")]
@@ -1007,14 +1027,18 @@ fn print_outcomes(outcomes: &[Outcome], background: bool) {
         );
         for (speed, f) in &o.flights {
             println!(
-                "  at {speed} u/s: plugin p99.9 {:.2} ms, max {:.2} ms; p99 of the stream system \
-                 {:.2} ms, of the apply system {:.2} ms; the whole frame {:.2} ms median, {:.2} \
+                "  at {speed} u/s: plugin p99.9 {:.2} ms, max {:.2} ms; p99 of the terrain's stream \
+                 system {:.2} ms, of its apply system {:.2} ms, of the scatter's {:.2} and {:.2} ms, \
+                 of the rest {:.2} ms; the whole frame {:.2} ms median, {:.2} \
                  ms p99; {} nodes built; {} of {} frames with land within {COVERED_WITHIN:.0} m \
                  uncovered ({} in a row at most)",
                 f.p999_ms,
                 f.max_ms,
                 f.stream_p99_ms,
                 f.apply_p99_ms,
+                f.scatter_stream_p99_ms,
+                f.scatter_apply_p99_ms,
+                f.rest_p99_ms,
                 f.frame_median_ms,
                 f.frame_p99_ms,
                 f.built,

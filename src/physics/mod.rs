@@ -95,8 +95,9 @@ pub struct BiomeColliderSettings {
     pub trunks: bool,
     /// At most this many collider builds run at once.
     pub max_tasks: usize,
-    /// Main-thread time per frame for inserting and removing colliders, milliseconds; at least
-    /// one chunk's colliders move per frame.
+    /// Main-thread time per frame for inserting and removing colliders, milliseconds, within
+    /// [`crate::BiomeWorldStreaming::frame_budget_ms`] (colliders apply first); at least one
+    /// chunk's colliders move per frame.
     pub apply_budget_ms: f32,
 }
 

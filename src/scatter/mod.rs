@@ -62,8 +62,9 @@ pub struct BiomeScatterSettings {
     pub hysteresis: f32,
     /// At most this many chunks are placed at once, per layer.
     pub max_tasks: usize,
-    /// Main-thread time per frame for spawning and despawning objects, milliseconds; at least
-    /// one chunk's objects move per frame.
+    /// Main-thread time per frame for spawning and despawning objects, milliseconds, within what
+    /// the terrain left of [`crate::BiomeWorldStreaming::frame_budget_ms`]; at least one slice
+    /// of a chunk's objects moves per frame, the layers taking turns.
     pub apply_budget_ms: f32,
 }
 

@@ -86,6 +86,9 @@ pub(crate) struct ScatterStreamers {
     /// The settings in use: the last valid ones.
     settings: Option<BiomeScatterSettings>,
     layers: Vec<NodeStreamer<LayerStream>>,
+    /// The layer that applies first this frame: they take turns, so the frame's one step that
+    /// needs no time left goes to each in turn.
+    first_layer: usize,
 }
 
 impl ScatterStreamers {
@@ -220,9 +223,12 @@ fn apply_scatter(world: &mut World) {
             .as_ref()
             .map_or(0.0, |s| s.apply_budget_ms);
         let mut budget = world.resource::<FrameBudget>().budget(own);
-        for streamer in &mut streamers.layers {
-            streamer.apply(world, &mut budget, 0.0, 0.0);
+        let count = streamers.layers.len();
+        let first = streamers.first_layer % count.max(1);
+        for k in 0..count {
+            streamers.layers[(first + k) % count].apply(world, &mut budget, 0.0, 0.0);
         }
+        streamers.first_layer = (first + 1) % count.max(1);
         let (came, went) = world.resource_mut::<ScatterPresence>().flush();
         world.write_message_batch(came);
         world.write_message_batch(went);

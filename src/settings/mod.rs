@@ -165,7 +165,8 @@ impl BiomeWorldSettings {
 const VERTEX_BYTES: u64 = 12 + 12 + 16 + 8;
 
 /// How terrain streams around the anchors: how far it reaches, where it changes level of detail,
-/// and how much work it may take. Changes apply at once; nodes change level as needed, nothing
+/// and how much work it may take (with [`BiomeWorldStreaming::frame_budget_ms`], the main-thread
+/// time every streamed kind shares). Changes apply at once; nodes change level as needed, nothing
 /// else is rebuilt.
 ///
 /// Terrain is a quadtree of nodes ([`biome_core::NodeCoord`]): full-detail chunks (level 0)
@@ -196,11 +197,12 @@ pub struct BiomeWorldStreaming {
     /// moves per frame.
     pub apply_budget_ms: f32,
     /// The plugin's main-thread time per frame, milliseconds: every streamed kind's systems
-    /// together (terrain, scatter and colliders, planning and applying). Each kind's apply budget
-    /// is its most within it; colliders apply first, then terrain, then scatter, each within what
-    /// is left, and each moves at least one node per frame. When frames are slow anyway (a
-    /// software renderer, a debug build) and 5% of the last frame's time is more, every budget
-    /// grows in proportion.
+    /// together (terrain, scatter and colliders, planning and applying). Each kind's own apply
+    /// budget caps its share; colliders apply first, then terrain, then scatter, each within what
+    /// is left, and each takes one step a frame (a node, a slice of objects) whatever is left,
+    /// so 0 moves one step of each kind a frame. When frames are slow anyway (a software
+    /// renderer, a debug build) and 5% of the last frame's time is more, every budget grows in
+    /// proportion.
     pub frame_budget_ms: f32,
 }
 
