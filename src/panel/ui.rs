@@ -994,6 +994,12 @@ fn volume_section(ui: &mut egui::Ui, settings: &mut WorldSettings, textures: &Pa
         &limits::VOLUME_BAND,
         "reach over ground (u)",
     );
+    log_slider(
+        ui,
+        &mut volume.spacing,
+        &limits::VOLUME_SPACING,
+        "sampled every (u)",
+    );
     ui.small(
         "Volume: each preview is a slice along x through the camera, the band around the \
          ground high (brown rock, blue hollows, the height field's surface green).",

@@ -45,6 +45,8 @@ pub const TUNNEL_RADIUS: RangeInclusive<f64> = 0.0..=1.0;
 /// How far under and over the ground a world's volume reaches, world units
 /// (`terrain.volume.below` and `above`).
 pub const VOLUME_BAND: RangeInclusive<f64> = 0.0..=256.0;
+/// How far apart a world's volume is sampled, world units (`terrain.volume.spacing`).
+pub const VOLUME_SPACING: RangeInclusive<f64> = 0.5..=64.0;
 /// Layers of a world's volume band (`terrain.volume.below` plus `above`, over the chunk's
 /// [`crate::coords::ChunkLayout::tile_size`]) a chunk may sample, so a fine layout cannot make
 /// every line of a chunk cost without bound. A chunk's grid also spans its own relief.

@@ -270,19 +270,28 @@ pub fn mesh_volume_merged(
         }
         (*slot, false)
     };
+    // Which samples are solid, a byte each: the sweep below compares whole rows of them and
+    // stops only at samples with an edge the surface crosses.
+    let solid: Vec<bool> = volume.values.iter().map(|&v| v > 0.0).collect();
+    let (along_z, along_y) = (size[0], size[0] * size[2]);
     for j in owned.from[1]..owned.to[1] {
         for k in owned.from[2]..owned.to[2] {
-            for i in owned.from[0]..owned.to[0] {
-                let here = volume.values[volume.index(i, j, k)] > 0.0;
+            let row = volume.index(owned.from[0], j, k)..volume.index(owned.to[0], j, k);
+            let next = |step: usize| &solid[row.start + step..row.end + step];
+            // Bit `axis` set where the edge along that axis changes sign.
+            let crossed = (solid[row.clone()].iter().zip(next(1)).zip(next(along_y)))
+                .zip(next(along_z))
+                .map(|(((&here, &x), &y), &z)| {
+                    u8::from(here != x) | u8::from(here != y) << 1 | u8::from(here != z) << 2
+                });
+            for (i, crossed) in (owned.from[0]..).zip(crossed) {
+                if crossed == 0 {
+                    continue;
+                }
+                let here = solid[volume.index(i, j, k)];
                 // The edges from this sample along +x, +y and +z, each with the four cells
                 // around it (the cells whose low corners are below the edge on the other axes).
-                for axis in 0..3 {
-                    let mut next = [i, j, k];
-                    next[axis] += 1;
-                    let there = volume.values[volume.index(next[0], next[1], next[2])] > 0.0;
-                    if here == there {
-                        continue;
-                    }
+                for axis in (0..3).filter(|&axis| crossed >> axis & 1 == 1) {
                     let (u, w) = ((axis + 1) % 3, (axis + 2) % 3);
                     let corner = |du: usize, dw: usize| {
                         let mut c = [i, j, k];

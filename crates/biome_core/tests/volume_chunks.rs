@@ -314,11 +314,73 @@ fn volume_settings_are_checked_by_path() {
         fine.validate_with(&flat).unwrap_err().field,
         "layout.tile_size"
     );
+    assert_eq!(refused(&|v| v.spacing = 0.25), "terrain.volume.spacing");
+    assert_eq!(refused(&|v| v.spacing = f64::NAN), "terrain.volume.spacing");
+    // Finer than half a tile the lattice adds cost and no detail.
+    let mut fine_lattice = settings(Some(patches()));
+    fine_lattice.terrain.volume.as_mut().unwrap().spacing = 0.5;
+    assert_eq!(fine_lattice.validate(), Ok(()));
+    assert_eq!(
+        ChunkLayout::default()
+            .validate_with(&fine_lattice)
+            .unwrap_err()
+            .field,
+        "terrain.volume.spacing"
+    );
     let text = settings(Some(patches())).to_ron().unwrap();
     assert_eq!(
         WorldSettings::from_ron(&text).unwrap(),
         settings(Some(patches()))
     );
+}
+
+/// The world's volume is read from a lattice `spacing` apart: at its corners the world's solid
+/// is the volume's own value (blended by the mask), between them it is interpolated, so a
+/// finer spacing follows the volume more closely, and the chunks change with it.
+#[test]
+fn the_volume_is_exact_at_its_lattice_corners_and_interpolated_between() {
+    use biome_core::density::PointHeight;
+    let world = world(Some(DensityNode::constant(1.0)));
+    let density = world.volume_density().expect("a volume");
+    let spacing = world.settings().terrain.volume.as_ref().unwrap().spacing;
+    let exact = |x: f64, y: f64, z: f64| {
+        let ground = world.height_at(x, z);
+        density.volume_value(x, z, PointHeight { y, ground }, world.regions())
+    };
+    let (mut corners, mut between) = (0, 0);
+    for k in 0..400_i32 {
+        let (cx, cz) = (f64::from(k % 20 - 10), f64::from(k / 20 - 10));
+        let (x, z) = (cx * spacing * 7.0, cz * spacing * 5.0);
+        let ground = world.height_at(x, z);
+        let y = ((ground - 8.0) / spacing).round() * spacing;
+        // At a corner, the mask 1: the volume's value, to rounding.
+        let solid = world.solid_at(x, y, z);
+        assert!(
+            (solid - exact(x, y, z)).abs() < 1e-9,
+            "at the corner {x}, {y}, {z}: {solid} against {}",
+            exact(x, y, z)
+        );
+        corners += 1;
+        // Halfway between corners the lattice smooths what the volume does finer.
+        let half = spacing / 2.0;
+        let (mx, my, mz) = (x + half, y + half, z + half);
+        between += usize::from((world.solid_at(mx, my, mz) - exact(mx, my, mz)).abs() > 1e-6);
+    }
+    assert_eq!(corners, 400);
+    assert!(
+        between > 300,
+        "only {between} of 400 points between corners interpolated"
+    );
+
+    let mut fine = settings(Some(DensityNode::constant(1.0)));
+    fine.terrain.volume.as_mut().unwrap().spacing = 1.0;
+    let fine = WorldGenerator::new(fine).unwrap();
+    let (coarse, fine) = (
+        chunk(&world, 1, -2, Stitch::NONE),
+        chunk(&fine, 1, -2, Stitch::NONE),
+    );
+    assert!(coarse.volume && fine.volume);
+    assert_ne!(coarse.positions, fine.positions);
 }
 
 /// Every vertex the volume makes lies in a cell of the shifted lattice whose corners
@@ -474,7 +536,7 @@ fn points_over_volume(block: &Block) -> Vec<(f64, f64)> {
     let mut points = Vec::new();
     for (k, chunk) in block.chunks.iter().enumerate().filter(|(_, c)| c.volume) {
         let (cx, cz) = block.coord(k);
-        for _ in 0..150 {
+        for _ in 0..400 {
             let x = f64::from(cx) * size + margin + next() * (size - 2.0 * margin);
             let z = f64::from(cz) * size + margin + next() * (size - 2.0 * margin);
             points.push((x, z));

@@ -151,11 +151,13 @@ impl ChunkLayout {
     /// [`ChunkLayout::validate`], and the layout's cost with `settings`: a chunk may hold at most
     /// [`limits::MAX_TREE_SPOTS`] tree spots (one per tree cell it touches), so wide chunks need
     /// wider tree spacing; with a terrain volume the style must be smooth and a chunk may sample
-    /// at most [`limits::VOLUME_LAYERS`] layers of its band.
+    /// at most [`limits::VOLUME_LAYERS`] layers of its band, over a lattice no finer than half a
+    /// tile.
     ///
     /// # Errors
     /// The layout field out of range, `trees.spacing` too small for chunks this wide, or with a
-    /// terrain volume `layout.style` not smooth or `layout.tile_size` too fine for its band.
+    /// terrain volume `layout.style` not smooth, `layout.tile_size` too fine for its band or
+    /// `terrain.volume.spacing` finer than half a tile.
     pub fn validate_with(&self, settings: &WorldSettings) -> Result<(), SettingsError> {
         self.validate()?;
         if let Some(volume) = &settings.terrain.volume {
@@ -178,6 +180,17 @@ impl ChunkLayout {
                         volume.below + volume.above,
                         limits::VOLUME_LAYERS,
                         self.tile_size
+                    ),
+                });
+            }
+            // Finer than half a tile the lattice adds cost and no detail the mesh can show.
+            if volume.spacing.is_nan() || volume.spacing < self.tile_size / 2.0 {
+                return Err(SettingsError {
+                    field: "terrain.volume.spacing".to_owned(),
+                    reason: format!(
+                        "must be at least half the layout's tile size, {} (got {})",
+                        self.tile_size / 2.0,
+                        volume.spacing
                     ),
                 });
             }

@@ -15,14 +15,13 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use super::{CANCEL_BLOCK, ChunkData, ChunkError, SITE_MARGIN, densities, river_detail};
+use super::{ChunkData, ChunkError, SITE_MARGIN, densities, river_detail};
 use crate::coords::{ChunkLayout, Stitch, clamp_coordinate};
-use crate::density::VolumePoints;
 use crate::generator::{GridAxes, RiverDetail, WorldGenerator};
 use crate::regions::SiteCache;
 use crate::scratch::Scratch;
 use crate::surface_nets::{MergedColumns, OwnedEdges, SampledVolume, mesh_volume_merged};
-use crate::terrain::VolumeField;
+use crate::terrain::{LatticeLine, VerticalSpan, VolumeField};
 
 /// Vertex positions the volume makes are rounded to this many steps per world unit, so a
 /// vertex two chunks share is the same `f32` relative to either chunk's origin (exact below
@@ -216,55 +215,64 @@ impl Carving<'_> {
             values.extend(grounds.iter().map(|&ground| ground - y(j)));
         }
 
-        // The volume where it may differ: lines with a share, heights in their band.
-        // Each point's place in `values`, and its line's share.
-        let band = ((volume.below + volume.above) / ts) as usize + 3;
-        let shared = shares.iter().filter(|&&t| t > 0.0).count();
-        let mut at: Vec<(usize, f64)> = Vec::with_capacity(shared * band);
-        let [mut px, mut py, mut pz, mut pg] =
-            std::array::from_fn(|_| Vec::with_capacity(shared * band));
-        for (n, (&share, &ground)) in shares.iter().zip(grounds.iter()).enumerate() {
-            if share == 0.0 {
-                continue;
-            }
-            // The band's layers, a layer wider each way before the exact test.
-            let layer = |h: f64| (h / ts).floor() as i64 - bottom;
-            let from = (layer(ground - volume.below) - 1).max(0) as usize;
-            let to = ((layer(ground + volume.above) + 2).max(0) as usize).min(layers);
-            for j in (from..to).filter(|&j| volume.in_band(y(j), ground)) {
-                at.push((n + area * j, share));
-                px.push(xs[n]);
-                py.push(y(j));
-                pz.push(zs[n]);
-                pg.push(ground);
-            }
-        }
-        let mut solid = vec![0.0; at.len()];
-        for start in (0..at.len()).step_by(CANCEL_BLOCK) {
-            if cancel.load(Ordering::Relaxed) {
-                return Err(ChunkError::Cancelled);
-            }
+        // The volume where it may differ: lines with a share, the layers in their band (whole
+        // layers, a layer wider each way before the exact test).
+        let bands: Vec<std::ops::Range<usize>> = (shares.iter().zip(grounds.iter()))
+            .map(|(&share, &ground)| {
+                if share == 0.0 {
+                    return 0..0;
+                }
+                let layer = |h: f64| (h / ts).floor() as i64 - bottom;
+                let mut from = (layer(ground - volume.below) - 1).max(0) as usize;
+                let mut to = ((layer(ground + volume.above) + 2).max(0) as usize).min(layers);
+                while from < to && !volume.in_band(y(from), ground) {
+                    from += 1;
+                }
+                while to > from && !volume.in_band(y(to - 1), ground) {
+                    to -= 1;
+                }
+                from..to
+            })
+            .collect();
+        let spans: Vec<VerticalSpan> = (bands.iter().enumerate())
+            .filter(|(_, band)| !band.is_empty())
+            .map(|(n, band)| VerticalSpan {
+                x: xs[n],
+                z: zs[n],
+                low: y(band.start),
+                high: y(band.end - 1),
+            })
+            .collect();
+        let surface = |xs: &[f64], zs: &[f64]| {
+            let mut heights =
+                densities(generator, xs, zs, cache, RiverDetail::FIELD, None, cancel).ok()?;
+            heights.iter_mut().for_each(|h| *h *= height_scale);
+            Some(heights)
+        };
+        let go_on = || {
             std::thread::yield_now();
-            let end = (start + CANCEL_BLOCK).min(at.len());
-            let block = VolumePoints {
-                xs: &px[start..end],
-                ys: &py[start..end],
-                zs: &pz[start..end],
-                grounds: &pg[start..end],
-            };
-            volume
-                .density
-                .volume_values(block, cache, &mut solid[start..end]);
-        }
-        for (&(k, share), &v) in at.iter().zip(&solid) {
-            values[k] = VolumeField::blend(values[k], share, v);
-        }
+            !cancel.load(Ordering::Relaxed)
+        };
+        let lattice = volume
+            .sample_lattice(&spans, cache, &mut { surface }, &mut { go_on })
+            .ok_or(ChunkError::Cancelled)?;
 
-        // A line is plain where every sample has the height field's sign.
+        // Every line of a layer reads the lattice at the same height. A line is plain where
+        // every sample has the height field's sign: outside its band every sample is the
+        // height field's.
+        let read: Vec<Option<LatticeLine<'_>>> = (bands.iter().enumerate())
+            .map(|(n, band)| (!band.is_empty()).then(|| lattice.line(xs[n], zs[n])))
+            .collect();
         let mut plain = vec![true; area];
-        for (j, layer) in values.chunks_exact(area).enumerate() {
-            for ((plain, &value), &ground) in plain.iter_mut().zip(layer).zip(grounds.iter()) {
-                *plain &= (value > 0.0) == (ground - y(j) > 0.0);
+        for (j, layer) in values.chunks_exact_mut(area).enumerate() {
+            let height = lattice.height(y(j));
+            for (n, value) in layer.iter_mut().enumerate() {
+                let (true, Some(line)) = (bands[n].contains(&j), &read[n]) else {
+                    continue;
+                };
+                let height_field = *value;
+                *value = VolumeField::blend(height_field, shares[n], line.deviation(height));
+                plain[n] &= (*value > 0.0) == (height_field > 0.0);
             }
         }
         let merged: Vec<Option<u32>> = (0..verts * verts)

@@ -28,7 +28,7 @@ use crate::regions::{NearestTwoRun, RegionGrid, RegionId, RegionPair, SiteCache}
 use crate::rivers::{RiverCourse, RiverPoint, Rivers};
 use crate::scratch::Scratch;
 use crate::seed_offsets;
-use crate::terrain::Terrain;
+use crate::terrain::{Terrain, VerticalSpan, VolumeField};
 use crate::tutorial::{
     Climate, Simplex, WarpParams, blend_weight, climate_from_noise, fbm, pick_biome, wobble_point,
 };
@@ -283,6 +283,10 @@ impl WorldGenerator {
     /// ([`crate::terrain::VolumeSettings`]): what full-detail chunks mesh (but for rivers
     /// narrower than a tile, which chunks widen to their tile). A NaN `y` reads as 0, as NaN
     /// coordinates do.
+    ///
+    /// # Panics
+    /// Never: nothing stops the sampling of a query (the volume is read from its lattice,
+    /// [`crate::terrain::VolumeSettings::spacing`]).
     #[must_use]
     pub fn solid_at(&self, x: f64, y: f64, z: f64) -> f64 {
         let (x, z) = (clamp_coordinate(x), clamp_coordinate(z));
@@ -293,13 +297,33 @@ impl WorldGenerator {
             return plain;
         };
         let sites = &self.terrain.regions;
-        let share = crate::terrain::VolumeField::share(volume.mask.value(x, z, sites));
+        let share = VolumeField::share(volume.mask.value(x, z, sites));
         if share == 0.0 || !volume.in_band(y, ground) {
             return plain;
         }
-        let height = crate::density::PointHeight { y, ground };
-        let value = volume.density.volume_value(x, z, height, sites);
-        crate::terrain::VolumeField::blend(plain, share, value)
+        let span = VerticalSpan {
+            x,
+            z,
+            low: y,
+            high: y,
+        };
+        let surface = |xs: &[f64], zs: &[f64]| Some(self.surface_heights(xs, zs, sites));
+        let lattice = volume
+            .sample_lattice(&[span], sites, &mut { surface }, &mut || true)
+            .expect("nothing stops a query");
+        let deviation = lattice.line(x, z).deviation(lattice.height(y));
+        VolumeField::blend(plain, share, deviation)
+    }
+
+    /// [`WorldGenerator::height_at`] at every `(xs[k], zs[k])` (inside
+    /// [`crate::limits::COORDINATE`]), with the batch paths: the same bits.
+    pub(crate) fn surface_heights(&self, xs: &[f64], zs: &[f64], sites: &dyn Sites) -> Scratch {
+        let mut heights = Scratch::zeroed(xs.len());
+        self.carved_values(xs, zs, sites, RiverDetail::FIELD, &mut heights);
+        self.edit_values(xs, zs, &mut heights);
+        let scale = self.settings.terrain.height_scale;
+        heights.iter_mut().for_each(|h| *h *= scale);
+        heights
     }
 
     /// The terrain's value at a point inside [`crate::limits::COORDINATE`]: the density stack's,
@@ -941,7 +965,8 @@ impl WorldGenerator {
             let at: Vec<usize> = (0..xs.len()).filter(|&k| holds[k]).collect();
             let pick = |values: &[f64]| Scratch::collect(at.iter().map(|&k| values[k]));
             let grounds = Scratch::collect(at.iter().map(|&k| here[k] * height_scale));
-            let leaves = volume.leaves_ground(&pick(xs), &pick(zs), &grounds, cache);
+            let surface = |xs: &[f64], zs: &[f64]| self.surface_heights(xs, zs, cache);
+            let leaves = volume.leaves_ground(&pick(xs), &pick(zs), &grounds, cache, &surface);
             for (&k, leaves) in at.iter().zip(leaves) {
                 holds[k] = leaves;
             }

@@ -6,12 +6,17 @@ use serde::{Deserialize, Serialize};
 use crate::check::{Check, Checked, SettingsError};
 use crate::climate::ClimateSettings;
 use crate::coords::clamp_coordinate;
-use crate::density::{DensityField, DensityFunctions, DensityNode, Shape, Space};
+use crate::density::{DensityField, DensityFunctions, DensityNode, Shape};
 use crate::limits;
 use crate::regions::{RegionGrid, RegionSettings};
 use crate::scratch::Scratch;
 use crate::seed_offsets;
 use crate::tutorial::{FbmParams, Simplex, climate_from_noise};
+
+mod volume;
+
+pub use volume::VolumeSettings;
+pub(crate) use volume::{LatticeLine, VerticalSpan, VolumeField};
 
 /// The height field.
 #[cfg_attr(feature = "bevy_reflect", derive(bevy_reflect::Reflect))]
@@ -25,54 +30,6 @@ pub struct TerrainSettings {
     /// Caves, overhangs and arches where a mask lets them be; none (`None`, the default)
     /// leaves the height field alone everywhere.
     pub volume: Option<VolumeSettings>,
-}
-
-/// 3D terrain ([`crate::density`]'s volumes) laid over the height field where a mask lets it be.
-///
-/// The world's solid at `(x, y, z)` is `g + t · (v - g)`, positive solid: `g = ground - y` is the
-/// height field as a volume, `v` is [`VolumeSettings::density`] there, and `t` is
-/// [`VolumeSettings::mask`] at `(x, z)` clamped to 0 to 1. Where `t` is 0, and outside the band
-/// from [`VolumeSettings::below`] under the ground to [`VolumeSettings::above`] over it, the
-/// world is the height field, exactly: chunks there stay height fields and pay nothing for the
-/// volume. A mask that falls to 0 smoothly joins the volume to the height field without a step.
-#[cfg_attr(feature = "bevy_reflect", derive(bevy_reflect::Reflect))]
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct VolumeSettings {
-    /// The volume, positive solid: a stack evaluated at `(x, y, z)`, whose `Ground` node is
-    /// `ground - y` (see `assets/volumes/caves.ron`).
-    pub density: DensityNode,
-    /// Where the volume takes over: a height stack, read at `(x, z)` and clamped to 0 to 1.
-    pub mask: DensityNode,
-    /// How far under the ground the volume may reach (caves), world units.
-    pub below: f64,
-    /// How far over the ground the volume may reach (overhangs, arches), world units.
-    pub above: f64,
-}
-
-impl Default for VolumeSettings {
-    /// The height field again: ground everywhere, masked nowhere, within a band of 32 units
-    /// under the ground and 16 over it.
-    fn default() -> Self {
-        Self {
-            density: DensityNode::new(crate::density::Ground {}, []),
-            mask: DensityNode::constant(0.0),
-            below: 32.0,
-            above: 16.0,
-        }
-    }
-}
-
-impl VolumeSettings {
-    /// Checks both stacks (the density as a volume, the mask as a height stack) and the band.
-    pub(crate) fn check(&self, check: &mut Check, functions: &DensityFunctions) -> Checked {
-        self.density
-            .check_at(&check.field("density"), functions, Space::Volume)?;
-        self.mask
-            .check_at(&check.field("mask"), functions, Space::Height)?;
-        check.range_in("below", self.below, &limits::VOLUME_BAND, " world units")?;
-        check.range_in("above", self.above, &limits::VOLUME_BAND, " world units")
-    }
 }
 
 impl Default for TerrainSettings {
@@ -176,98 +133,6 @@ pub(crate) struct Terrain {
     pub(crate) climate: ClimateSettings,
 }
 
-/// [`VolumeSettings`] compiled for one seed.
-#[derive(Clone, Debug)]
-pub(crate) struct VolumeField {
-    pub(crate) density: DensityField,
-    pub(crate) mask: DensityField,
-    pub(crate) below: f64,
-    pub(crate) above: f64,
-}
-
-impl VolumeField {
-    /// Whether height `y` lies in the band the volume may change over ground `ground`.
-    pub(crate) fn in_band(&self, y: f64, ground: f64) -> bool {
-        (ground - self.below..=ground + self.above).contains(&y)
-    }
-
-    /// The mask's value clamped to a share from 0 to 1 (NaN gives 0: no volume).
-    pub(crate) fn share(mask: f64) -> f64 {
-        if mask > 0.0 { mask.min(1.0) } else { 0.0 }
-    }
-
-    /// The world's solid in the band where the height field's is `plain` (`ground - y`), the
-    /// mask's share is `share` and the volume's value is `volume`.
-    pub(crate) fn blend(plain: f64, share: f64, volume: f64) -> f64 {
-        plain + share * (volume - plain)
-    }
-
-    /// Whether the ground at every `(xs[k], zs[k])`, `grounds[k]` high, is the height field's
-    /// where something standing on it reaches: along the vertical line there, at every whole
-    /// [`PROBE_STEP`] from [`PROBE_UNDER`] under the ground to [`PROBE_OVER`] over it
-    /// (within the band), the world is solid exactly where the height field is. What stands on
-    /// the ground (trees, scattered objects) stands only there, so none floats over a cave mouth
-    /// or grows into an overhang; a cave deeper down does not matter to it.
-    pub(crate) fn leaves_ground(
-        &self,
-        xs: &[f64],
-        zs: &[f64],
-        grounds: &[f64],
-        sites: &dyn crate::density::Sites,
-    ) -> Vec<bool> {
-        let mut shares = Scratch::zeroed(xs.len());
-        self.mask.values(xs, zs, sites, &mut shares);
-        let steps = |reach: f64| (reach / PROBE_STEP).floor() as i64;
-        let heights: Vec<f64> = (-steps(self.below.min(PROBE_UNDER))
-            ..=steps(self.above.min(PROBE_OVER)))
-            .map(|k| k as f64 * PROBE_STEP)
-            .collect();
-        let probed: Vec<usize> = (0..xs.len())
-            .filter(|&k| Self::share(shares[k]) > 0.0)
-            .collect();
-        let mut leaves = vec![true; xs.len()];
-        if probed.is_empty() {
-            return leaves;
-        }
-        let mut points = [Vec::new(), Vec::new(), Vec::new(), Vec::new()];
-        for &k in &probed {
-            for &h in &heights {
-                let point = [xs[k], grounds[k] + h, zs[k], grounds[k]];
-                for (list, value) in points.iter_mut().zip(point) {
-                    list.push(value);
-                }
-            }
-        }
-        let mut volume = vec![0.0; points[0].len()];
-        let [px, py, pz, pg] = &points;
-        self.density.volume_values(
-            crate::density::VolumePoints {
-                xs: px,
-                ys: py,
-                zs: pz,
-                grounds: pg,
-            },
-            sites,
-            &mut volume,
-        );
-        for (&k, values) in probed.iter().zip(volume.chunks(heights.len().max(1))) {
-            let share = Self::share(shares[k]);
-            leaves[k] = (heights.iter().zip(values)).all(|(&h, &v)| {
-                let plain = -h;
-                (Self::blend(plain, share, v) > 0.0) == (plain > 0.0)
-            });
-        }
-        leaves
-    }
-}
-
-/// Apart along `y` the samples [`VolumeField::leaves_ground`] takes, world units.
-const PROBE_STEP: f64 = 0.5;
-/// How far under the ground [`VolumeField::leaves_ground`] looks for a hollow, world units.
-const PROBE_UNDER: f64 = 2.0;
-/// How far over the ground it looks for rock: the height of a tall tree, world units.
-const PROBE_OVER: f64 = 12.0;
-
 impl Terrain {
     /// The terrain of `seed` with these settings (checked already).
     ///
@@ -282,12 +147,8 @@ impl Terrain {
     ) -> Result<Self, SettingsError> {
         Ok(Self {
             density: DensityField::compile(&terrain.density, seed, functions),
-            volume: terrain.volume.as_ref().map(|volume| VolumeField {
-                density: DensityField::compile(&volume.density, seed, functions).into_volume(),
-                mask: DensityField::compile(&volume.mask, seed, functions),
-                below: volume.below,
-                above: volume.above,
-            }),
+            volume: (terrain.volume.as_ref())
+                .map(|volume| VolumeField::new(volume, seed, functions)),
             regions: RegionGrid::new(
                 seed + seed_offsets::SITES,
                 regions.cell_size,
