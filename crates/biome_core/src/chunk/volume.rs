@@ -260,14 +260,14 @@ impl Carving<'_> {
         // Every line of a layer reads the lattice at the same height. A line is plain where
         // every sample has the height field's sign: outside its band every sample is the
         // height field's.
-        let read: Vec<Option<LatticeLine<'_>>> = (bands.iter().enumerate())
+        let lattice_lines: Vec<Option<LatticeLine<'_>>> = (bands.iter().enumerate())
             .map(|(n, band)| (!band.is_empty()).then(|| lattice.line(xs[n], zs[n])))
             .collect();
         let mut plain = vec![true; area];
         for (j, layer) in values.chunks_exact_mut(area).enumerate() {
             let height = lattice.height(y(j));
             for (n, value) in layer.iter_mut().enumerate() {
-                let (true, Some(line)) = (bands[n].contains(&j), &read[n]) else {
+                let (true, Some(line)) = (bands[n].contains(&j), &lattice_lines[n]) else {
                     continue;
                 };
                 let height_field = *value;

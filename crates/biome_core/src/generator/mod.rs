@@ -317,6 +317,7 @@ impl WorldGenerator {
 
     /// [`WorldGenerator::height_at`] at every `(xs[k], zs[k])` (inside
     /// [`crate::limits::COORDINATE`]), with the batch paths: the same bits.
+    #[must_use]
     pub(crate) fn surface_heights(&self, xs: &[f64], zs: &[f64], sites: &dyn Sites) -> Scratch {
         let mut heights = Scratch::zeroed(xs.len());
         self.carved_values(xs, zs, sites, RiverDetail::FIELD, &mut heights);

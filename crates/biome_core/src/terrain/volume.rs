@@ -15,6 +15,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::check::{Check, Checked};
+use crate::coords::clamp_coordinate;
 use crate::density::{DensityField, DensityFunctions, DensityNode, Sites, Space, VolumePoints};
 use crate::limits;
 use crate::scratch::Scratch;
@@ -43,8 +44,9 @@ pub struct VolumeSettings {
     pub above: f64,
     /// How far apart the volume is sampled, world units, on every axis; between samples it is
     /// interpolated. Features narrower than about twice this are smoothed away; halving it
-    /// costs eight times the samples (at 4, a 64 × 64 chunk of 2-unit tiles samples its band at
-    /// about a twelfth of its mesh's points).
+    /// evaluates eight times the corners (at 4, a 64 × 64 chunk of 2-unit tiles evaluates about
+    /// a sixth as many as its band holds mesh samples). At half a tile, the finest a layout
+    /// accepts, the corners fall on the mesh's samples and none is interpolated.
     pub spacing: f64,
 }
 
@@ -141,6 +143,7 @@ impl VolumeField {
     /// the generator's [`crate::generator::WorldGenerator::height_at`], whoever asks, so the
     /// corners are the same everywhere). `go_on` is asked before each block of corners; `None`
     /// where it or `grounds` stops the sampling.
+    #[must_use]
     pub(crate) fn sample_lattice(
         &self,
         spans: &[VerticalSpan],
@@ -185,12 +188,15 @@ impl VolumeField {
         let sampled: Vec<usize> = (0..columns.len())
             .filter(|&n| columns[n].low <= columns[n].high)
             .collect();
-        let corner = |cell: i64| cell as f64 * spacing;
+        // Corners past the world's coordinate limit read the ground at the limit, as the
+        // points near it do.
+        let corner = |index: i64| index as f64 * spacing;
+        let across = |index: i64| clamp_coordinate(corner(index));
         let xs = Scratch::collect(
-            (sampled.iter()).map(|&n| corner(first[0] + (n % width.max(1)) as i64)),
+            (sampled.iter()).map(|&n| across(first[0] + (n % width.max(1)) as i64)),
         );
         let zs = Scratch::collect(
-            (sampled.iter()).map(|&n| corner(first[1] + (n / width.max(1)) as i64)),
+            (sampled.iter()).map(|&n| across(first[1] + (n / width.max(1)) as i64)),
         );
         let ground = grounds(&xs, &zs)?;
         let mut total = 0;
@@ -259,9 +265,8 @@ impl VolumeField {
             .map(|k| k as f64 * PROBE_STEP)
             .collect();
         let mut leaves = vec![true; xs.len()];
-        let (Some(&lowest), Some(&highest)) = (heights.first(), heights.last()) else {
-            return leaves;
-        };
+        // 0 is always among the heights.
+        let (lowest, highest) = (heights[0], heights[heights.len() - 1]);
         // The probed points, by the square of the lattice they stand in.
         let mut groups: std::collections::BTreeMap<[i64; 2], Vec<usize>> = Default::default();
         for k in (0..xs.len()).filter(|&k| Self::share(shares[k]) > 0.0) {
@@ -339,13 +344,15 @@ impl LatticeSamples {
     ///
     /// # Panics
     /// If no span sampled covers `(x, z)`.
+    #[must_use]
     pub(crate) fn line(&self, x: f64, z: f64) -> LatticeLine<'_> {
         let (cx, fx) = lattice_cell(x, self.spacing);
         let (cz, fz) = lattice_cell(z, self.spacing);
         let column = |dx: i64, dz: i64| {
             let (a, b) = (cx + dx - self.first[0], cz + dz - self.first[1]);
+            let depth = (self.columns.len() / self.width.max(1)) as i64;
             assert!(
-                (0..self.width as i64).contains(&a) && b >= 0,
+                (0..self.width as i64).contains(&a) && (0..depth).contains(&b),
                 "({x}, {z}) lies outside the spans sampled"
             );
             self.columns[a as usize + self.width * b as usize]
@@ -355,14 +362,15 @@ impl LatticeSamples {
             values: &self.values,
             starts: columns.map(|c| c.start as i64 - c.low),
             // The layers all four columns hold.
-            low: columns.iter().map(|c| c.low).max().unwrap_or(i64::MAX),
-            high: columns.iter().map(|c| c.high).min().unwrap_or(i64::MIN),
+            low: columns.iter().fold(i64::MIN, |low, c| low.max(c.low)),
+            high: columns.iter().fold(i64::MAX, |high, c| high.min(c.high)),
             fractions: [fx, fz],
         }
     }
 
     /// Where height `y` lies on the lattice, for [`LatticeLine::deviation`]: a height many
     /// lines are read at is placed once.
+    #[must_use]
     pub(crate) fn height(&self, y: f64) -> LatticeHeight {
         let (cell, fraction) = lattice_cell(y, self.spacing);
         LatticeHeight { cell, fraction }
@@ -397,6 +405,7 @@ impl LatticeLine<'_> {
     /// # Panics
     /// If the height lies outside the span sampled there.
     #[inline]
+    #[must_use]
     pub(crate) fn deviation(&self, height: LatticeHeight) -> f64 {
         let cy = height.cell;
         assert!(
