@@ -243,11 +243,9 @@ impl Carving<'_> {
                 high: y(band.end - 1),
             })
             .collect();
+        // The corners' ground as every query reads it (a thousand or so columns).
         let surface = |xs: &[f64], zs: &[f64]| {
-            let mut heights =
-                densities(generator, xs, zs, cache, RiverDetail::FIELD, None, cancel).ok()?;
-            heights.iter_mut().for_each(|h| *h *= height_scale);
-            Some(heights)
+            (!cancel.load(Ordering::Relaxed)).then(|| generator.surface_heights(xs, zs, cache))
         };
         let go_on = || {
             std::thread::yield_now();
