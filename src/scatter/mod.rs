@@ -26,8 +26,8 @@ use biome_core::{ChunkCoord, ChunkError, ChunkLayout};
 use objects::take_scatter_models;
 pub use objects::{BiomeScatterObject, ScatterModels};
 pub use plugin::BiomeScatterPlugin;
-use presence::ScatterPresence;
 pub use presence::{ScatterDespawned, ScatterSpawned};
+use presence::{ScatterPresence, Shown};
 
 use crate::models::spawn_instances;
 use crate::settings::BiomeWorldState;
@@ -337,12 +337,12 @@ impl LayerStream {
             return;
         }
         let mut presence = world.resource_mut::<ScatterPresence>();
+        let layer = presence.layer(chunk.layer);
         for (k, object) in chunk.placed.iter().enumerate() {
-            presence.arrive(
+            layer.arrive(
                 chunk.parent,
-                ScatterSpawned {
-                    layer: chunk.layer,
-                    id: object.id,
+                object.id,
+                Shown {
                     position: chunk.origin + Vec3::from_array(object.position),
                     biome: object.biome,
                     scale: object.scale,
@@ -359,8 +359,9 @@ impl LayerStream {
             return;
         }
         let mut presence = world.resource_mut::<ScatterPresence>();
+        let layer = presence.layer(chunk.layer);
         for object in &chunk.placed {
-            presence.leave(chunk.parent, chunk.layer, object.id);
+            layer.leave(chunk.parent, object.id);
         }
     }
 }
