@@ -137,6 +137,7 @@ fn objects_stream_around_the_anchor_where_the_core_places_them() {
                 layers.layer_index(kind.as_str()).unwrap(),
                 origin,
                 [origin[0] + size, origin[1] + size],
+                &layout,
             )
             .unwrap()
             .iter()
@@ -322,7 +323,7 @@ fn a_games_loot_layer_is_told_to_game_code_once_per_chest() {
         let origin = scatter.chunk.origin(&layout);
         let size = layout.chunk_size();
         for chest in generator
-            .scatter_in_rect(3, origin, [origin[0] + size, origin[1] + size])
+            .scatter_in_rect(3, origin, [origin[0] + size, origin[1] + size], &layout)
             .unwrap()
         {
             let p = chest.relative_to(origin).position;

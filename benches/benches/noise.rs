@@ -505,7 +505,12 @@ fn world(c: &mut Criterion) {
                 k = (k + 1) % 64;
                 let min = [f64::from(k % 8 - 4) * size, f64::from(k / 8 - 4) * size];
                 world
-                    .scatter_in_rect(kind, min, [min[0] + size, min[1] + size])
+                    .scatter_in_rect(
+                        kind,
+                        min,
+                        [min[0] + size, min[1] + size],
+                        &ChunkLayout::default(),
+                    )
                     .expect("a chunk is within the limit")
                     .len()
             });

@@ -15,7 +15,9 @@ use biome_core::generator::BiomeSource;
 use biome_core::multi_noise::{
     AXES, AXIS_NAMES, AxisRange, BiomeBox, ClimatePoint, MAX_BOXES, MultiNoise, nearest_by_scan,
 };
-use biome_core::scatter::{ScatterLayer, ScatterSettings, ScatterSpacing, WaterRule};
+use biome_core::scatter::{
+    ScatterGround, ScatterLayer, ScatterSettings, ScatterSpacing, WaterRule,
+};
 use biome_core::{Biome, Rgb, TreeSpecies, limits};
 use biome_core::{ChunkLayout, MeshStyle, WorldSettings};
 
@@ -1241,6 +1243,15 @@ fn scatter_section(ui: &mut egui::Ui, draft: &mut PanelDraft) {
                     }
                 });
                 ui.checkbox(&mut layer.on_snow, "on snow too");
+                ui.horizontal(|ui| {
+                    ui.label("stands on");
+                    for (ground, label) in [
+                        (ScatterGround::Surface, "the surface"),
+                        (ScatterGround::CaveFloor, "cave floors"),
+                    ] {
+                        ui.radio_value(&mut layer.ground, ground, label);
+                    }
+                });
                 scale_range(ui, &mut layer.min_scale, &mut layer.max_scale);
                 if ui.button("Remove layer").clicked() {
                     removed = Some(k);

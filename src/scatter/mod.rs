@@ -385,7 +385,7 @@ impl StreamKind for LayerStream {
             let origin = key.node.origin(&layout);
             let size = key.node.size(&layout);
             let objects = generator
-                .scatter_in_rect(layer, origin, [origin[0] + size, origin[1] + size])?
+                .scatter_in_rect(layer, origin, [origin[0] + size, origin[1] + size], &layout)?
                 .iter()
                 .map(|object| object.relative_to(origin))
                 .collect();

@@ -127,6 +127,24 @@ pub enum WaterRule {
     Land,
 }
 
+/// What a layer's objects stand on.
+#[cfg_attr(feature = "bevy_reflect", derive(bevy_reflect::Reflect))]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum ScatterGround {
+    /// The ground open to the sky, where it is the height field's (rocks, bushes, loot).
+    #[default]
+    Surface,
+    /// The highest cave floor under it with [`CAVE_HEADROOM`] of open space over it, where
+    /// the world's volume carves caves ([`crate::terrain::VolumeSettings`]): stalagmites, ore,
+    /// a cave's loot. None in a world without caves. Water and snow are the surface's and do
+    /// not rule here; slope and height do, on the floor.
+    CaveFloor,
+}
+
+/// The open space over a cave floor that holds an object of a [`ScatterGround::CaveFloor`]
+/// layer, world units: a player's height.
+pub const CAVE_HEADROOM: f64 = 2.0;
+
 /// One layer of scattered objects: what it is called and where its objects may stand. Each
 /// biome says how far apart they are in it ([`crate::Biome::scatter`]); a biome that does not
 /// list the layer has none of it. The rules thin the Poisson-disk set after it is drawn (a spot
@@ -154,6 +172,9 @@ pub struct ScatterLayer {
     /// Whether they lie on snow too.
     #[serde(default)]
     pub on_snow: bool,
+    /// What they stand on: the surface, or cave floors under it.
+    #[serde(default)]
+    pub ground: ScatterGround,
     /// Smallest size factor.
     #[serde(default = "default_min_scale")]
     pub min_scale: f64,
@@ -182,8 +203,8 @@ impl ScatterLayer {
     /// The built-in grass tufts' layer name.
     pub const GRASS: &'static str = "grass";
 
-    /// A layer called `name` with the default rules: dry ground up to 40 degrees steep, not on
-    /// snow, sizes 0.7 to 1.4.
+    /// A layer called `name` with the default rules: dry ground open to the sky up to 40
+    /// degrees steep, not on snow, sizes 0.7 to 1.4.
     ///
     /// # Errors
     /// Why `name` is not a layer name ([`ShortName::new`]).
@@ -195,6 +216,7 @@ impl ScatterLayer {
             max_height: None,
             water: WaterRule::Dry,
             on_snow: false,
+            ground: ScatterGround::Surface,
             min_scale: default_min_scale(),
             max_scale: default_max_scale(),
         })

@@ -10,6 +10,8 @@ use crate::chunk::tile_height;
 use crate::chunk::volume::{GroundTriangle, Heights, ground_patch};
 use crate::coords::ChunkLayout;
 use crate::generator::WorldGenerator;
+use crate::regions::SiteCache;
+use crate::scatter::CAVE_HEADROOM;
 
 /// The longest ray [`WorldGenerator::cast_ray`] follows, in world units: its cost grows with
 /// the tiles it crosses (two height samples a tile, and the volume's columns around a tile the
@@ -136,6 +138,51 @@ impl WorldGenerator {
             })
     }
 }
+
+impl WorldGenerator {
+    /// The drawn cave floor under every `(xs[k], zs[k])` that holds an object of a
+    /// [`ScatterGround::CaveFloor`](crate::scatter::ScatterGround) layer, or `None`: the
+    /// highest floor under the ground open to the sky with [`CAVE_HEADROOM`] of open space over
+    /// it, no steeper than `max_slope_degrees`, as chunks drawn with `layout` show it and
+    /// [`WorldGenerator::ground_below`] reads it. The volume's own floors find where to look;
+    /// the drawn triangles there decide, so an object neither floats over the floor a player
+    /// sees nor sinks into it.
+    pub(crate) fn cave_ground(
+        &self,
+        xs: &[f64],
+        zs: &[f64],
+        max_slope_degrees: f64,
+        layout: &ChunkLayout,
+        cache: &SiteCache,
+    ) -> Vec<Option<f64>> {
+        let Some(volume) = self.volume() else {
+            return vec![None; xs.len()];
+        };
+        let grounds = self.surface_heights(xs, zs, cache);
+        let surface = |xs: &[f64], zs: &[f64]| self.surface_heights(xs, zs, cache);
+        let floors = volume.cave_floors(xs, zs, &grounds, CAVE_HEADROOM, cache, &surface);
+        let steepest = crate::math::cos(max_slope_degrees.to_radians());
+        (floors.iter().zip(xs.iter().zip(zs)).zip(grounds.iter()))
+            .map(|((&floor, (&x, &z)), &ground)| {
+                // The drawn floor under the middle of the open space the volume has there.
+                let drawn = self.ground_below(x, floor? + CAVE_HEADROOM / 2.0, z, layout)?;
+                // Its roof: the first drawn surface over it, within the band.
+                let up = GroundRay {
+                    origin: [x, drawn.height + ROOF_LIFT, z],
+                    direction: [0.0, 1.0, 0.0],
+                };
+                let band_top = ground + volume.above - drawn.height;
+                let roof = self.cast_ray(up, band_top, layout)?;
+                (drawn.normal[1] >= steepest && roof.distance + ROOF_LIFT >= CAVE_HEADROOM)
+                    .then_some(drawn.height)
+            })
+            .collect()
+    }
+}
+
+/// How far over a floor a ray up for its roof starts, world units: clear of the floor's own
+/// triangle, which a ray starting on it may meet.
+const ROOF_LIFT: f64 = 1e-6;
 
 /// The drawn ground over one tile.
 enum TileGround {

@@ -6,8 +6,8 @@ mod counting;
 
 use std::time::Instant;
 
-use biome_core::WorldGenerator;
 use biome_core::scatter::{MAX_CELLS, ScatterError, ScatterLayer, max_search_cells};
+use biome_core::{ChunkLayout, WorldGenerator};
 
 use counting::peak_of;
 
@@ -35,7 +35,7 @@ fn the_largest_scatter_rectangle_works_in_bounded_memory() {
     }
     // The bound holds for every placement of the square; one a little wider is refused.
     let high = high * 1.01;
-    match generator.scatter_in_rect(kind, [0.0, 0.0], [high, high]) {
+    match generator.scatter_in_rect(kind, [0.0, 0.0], [high, high], &ChunkLayout::default()) {
         Err(ScatterError::TooLarge { cells, limit }) => {
             assert!(
                 cells > limit && limit == MAX_CELLS,
@@ -47,7 +47,7 @@ fn the_largest_scatter_rectangle_works_in_bounded_memory() {
     let start = Instant::now();
     let (objects, peak) = peak_of(|| {
         generator
-            .scatter_in_rect(kind, [0.0, 0.0], [low, low])
+            .scatter_in_rect(kind, [0.0, 0.0], [low, low], &ChunkLayout::default())
             .expect("accepted")
     });
     let took = start.elapsed();

@@ -299,7 +299,7 @@ fn the_world_sees_its_edits() {
     let [tx, _, tz] = trees[0].position;
     let grass = plain.settings().scatter.layer_index("grass").unwrap();
     let tufts = plain
-        .scatter_in_rect(grass, [-300.0; 2], [300.0; 2])
+        .scatter_in_rect(grass, [-300.0; 2], [300.0; 2], &ChunkLayout::default())
         .unwrap();
     let [px, _, pz] = tufts[tufts.len() / 2].position;
     // Dry land for a trench.
@@ -400,8 +400,12 @@ fn the_world_sees_its_edits() {
     );
     // Grass: the same, around the pad.
     let (gmin, gmax) = ([px - 60.0, pz - 60.0], [px + 60.0, pz + 60.0]);
-    let before = plain.scatter_in_rect(grass, gmin, gmax).unwrap();
-    let now = edited.scatter_in_rect(grass, gmin, gmax).unwrap();
+    let before = plain
+        .scatter_in_rect(grass, gmin, gmax, &ChunkLayout::default())
+        .unwrap();
+    let now = edited
+        .scatter_in_rect(grass, gmin, gmax, &ChunkLayout::default())
+        .unwrap();
     assert!(
         before.iter().any(|o| cleared(o.position)),
         "grass on the pad's site"

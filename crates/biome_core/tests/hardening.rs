@@ -497,7 +497,9 @@ fn the_density_bound_is_the_rule() {
 #[test]
 fn the_largest_valid_settings_write_a_preset_that_loads() {
     use biome_core::biomes::Biome;
-    use biome_core::cover::{ScatterLayer, ScatterSpacing, SpeciesWeight, TreeSpecies, WaterRule};
+    use biome_core::cover::{
+        ScatterGround, ScatterLayer, ScatterSpacing, SpeciesWeight, TreeSpecies, WaterRule,
+    };
     use biome_core::density::Eroded;
     use biome_core::generator::BiomeSource;
     use biome_core::multi_noise::{AxisRange, BiomeBox, MAX_BOXES, MultiNoise};
@@ -511,6 +513,7 @@ fn the_largest_valid_settings_write_a_preset_that_loads() {
             max_height: Some(long(1000.0)),
             water: WaterRule::Shore,
             on_snow: true,
+            ground: ScatterGround::CaveFloor,
             max_slope_degrees: long(90.0),
             min_scale: long(1.0),
             max_scale: long(1.0) + 1.0,
@@ -745,7 +748,7 @@ fn small_wobbled_regions_under_a_rain_shadow_cost_a_bounded_multiple() {
         });
         let rocks = best_of_three_fresh(&settings, |world| {
             world
-                .scatter_in_rect(0, [0.0, 0.0], [128.0, 128.0])
+                .scatter_in_rect(0, [0.0, 0.0], [128.0, 128.0], &ChunkLayout::default())
                 .unwrap();
         });
         [chunk, rocks]

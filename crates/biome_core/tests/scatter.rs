@@ -11,7 +11,12 @@ use std::collections::{HashMap, HashSet};
 
 use biome_core::cover::LayerName;
 use biome_core::scatter::{ScatterId, ScatterLayer, ScatterSpacing, Scattered, WaterRule};
-use biome_core::{Surface, WorldGenerator, WorldSettings};
+use biome_core::{ChunkLayout, Surface, WorldGenerator, WorldSettings};
+
+/// The chunks' layout, which only layers on cave floors read (none here).
+fn layout() -> ChunkLayout {
+    ChunkLayout::default()
+}
 
 fn world(seed: i64) -> WorldGenerator {
     WorldGenerator::new(WorldSettings {
@@ -52,13 +57,13 @@ fn objects_are_placed_once_with_spacing_held_across_borders() {
         for (index, kind) in layers(&world) {
             let min = origin;
             let max = [origin[0] + 256.0, origin[1] + 256.0];
-            let whole = world.scatter_in_rect(index, min, max).unwrap();
+            let whole = world.scatter_in_rect(index, min, max, &layout()).unwrap();
             let mut tiled = Vec::new();
             for j in 0..4 {
                 for i in 0..4 {
                     let low = [min[0] + 64.0 * f64::from(i), min[1] + 64.0 * f64::from(j)];
                     let high = [low[0] + 64.0, low[1] + 64.0];
-                    tiled.extend(world.scatter_in_rect(index, low, high).unwrap());
+                    tiled.extend(world.scatter_in_rect(index, low, high, &layout()).unwrap());
                 }
             }
             let whole_keys: HashSet<[u64; 3]> = whole.iter().map(key).collect();
@@ -115,7 +120,7 @@ fn each_biome_packs_its_own_spacing() {
                 [centre[0] - 400.0, centre[1] - 400.0],
                 [centre[0] + 400.0, centre[1] + 400.0],
             );
-            let all = world.scatter_in_rect(index, min, max).unwrap();
+            let all = world.scatter_in_rect(index, min, max, &layout()).unwrap();
             let mut by_biome: HashMap<usize, Vec<f64>> = HashMap::new();
             for p in &all {
                 // The nearest neighbour of the same biome, away from the square's edge.
@@ -172,7 +177,7 @@ fn objects_stand_where_the_ground_holds_them() {
         let rules = world.settings().scatter.layers[index];
         let max_slope = rules.max_slope_degrees.to_radians().tan();
         for p in world
-            .scatter_in_rect(index, [-600.0, -600.0], [600.0, 600.0])
+            .scatter_in_rect(index, [-600.0, -600.0], [600.0, 600.0], &layout())
             .unwrap()
         {
             count += 1;
@@ -207,14 +212,20 @@ fn scatter_is_the_same_on_any_thread_and_off_without_biomes() {
     let rect = ([-100.0, 40.0], [60.0, 200.0]);
     let count = world.settings().scatter.layers.len();
     let reference: Vec<Vec<Scattered>> = (0..count)
-        .map(|layer| world.scatter_in_rect(layer, rect.0, rect.1).unwrap())
+        .map(|layer| {
+            world
+                .scatter_in_rect(layer, rect.0, rect.1, &layout())
+                .unwrap()
+        })
         .collect();
     std::thread::scope(|scope| {
         for _ in 0..3 {
             scope.spawn(|| {
                 for layer in (0..count).rev() {
                     assert_eq!(
-                        world.scatter_in_rect(layer, rect.0, rect.1).unwrap(),
+                        world
+                            .scatter_in_rect(layer, rect.0, rect.1, &layout())
+                            .unwrap(),
                         reference[layer]
                     );
                 }
@@ -224,7 +235,11 @@ fn scatter_is_the_same_on_any_thread_and_off_without_biomes() {
     let mut settings = world.settings().clone();
     settings.scatter.enabled = false;
     let off = WorldGenerator::new(settings.clone()).unwrap();
-    assert!(off.scatter_in_rect(0, rect.0, rect.1).unwrap().is_empty());
+    assert!(
+        off.scatter_in_rect(0, rect.0, rect.1, &layout())
+            .unwrap()
+            .is_empty()
+    );
     settings.scatter.enabled = true;
     for biome in &mut settings.biome_table.biomes {
         biome
@@ -232,8 +247,17 @@ fn scatter_is_the_same_on_any_thread_and_off_without_biomes() {
             .retain(|s| s.layer.as_str() != ScatterLayer::GRASS);
     }
     let bare = WorldGenerator::new(settings).unwrap();
-    assert!(bare.scatter_in_rect(2, rect.0, rect.1).unwrap().is_empty());
-    assert!(!bare.scatter_in_rect(0, rect.0, rect.1).unwrap().is_empty());
+    assert!(
+        bare.scatter_in_rect(2, rect.0, rect.1, &layout())
+            .unwrap()
+            .is_empty()
+    );
+    assert!(
+        !bare
+            .scatter_in_rect(0, rect.0, rect.1, &layout())
+            .unwrap()
+            .is_empty()
+    );
 }
 
 /// A game's loot layer: chests 60 units apart on land between 5 and 40 units high, with an
@@ -268,7 +292,7 @@ fn a_games_own_layers_keep_their_rules_and_leave_the_others_alone() {
     }
     let world = WorldGenerator::new(settings.clone()).expect("valid layers");
     let (min, max) = ([-800.0, -800.0], [800.0, 800.0]);
-    let chests = world.scatter_in_rect(0, min, max).unwrap();
+    let chests = world.scatter_in_rect(0, min, max, &layout()).unwrap();
     assert!(chests.len() > 50, "only {} chests", chests.len());
     for chest in &chests {
         let [x, y, z] = chest.position;
@@ -282,7 +306,7 @@ fn a_games_own_layers_keep_their_rules_and_leave_the_others_alone() {
             let low = [min[0] + 400.0 * f64::from(i), min[1] + 400.0 * f64::from(j)];
             tiled.extend(
                 world
-                    .scatter_in_rect(0, low, [low[0] + 400.0, low[1] + 400.0])
+                    .scatter_in_rect(0, low, [low[0] + 400.0, low[1] + 400.0], &layout())
                     .unwrap(),
             );
         }
@@ -293,7 +317,7 @@ fn a_games_own_layers_keep_their_rules_and_leave_the_others_alone() {
     assert_eq!(by_id(&tiled), by_id(&chests), "tiles find other chests");
     assert_eq!(by_id(&tiled).len(), chests.len());
 
-    let shore = world.scatter_in_rect(1, min, max).unwrap();
+    let shore = world.scatter_in_rect(1, min, max, &layout()).unwrap();
     assert!(shore.len() > 20, "only {} shells", shore.len());
     for shell in &shore {
         let sample = world.sample(shell.position[0], shell.position[2]);
@@ -309,7 +333,9 @@ fn a_games_own_layers_keep_their_rules_and_leave_the_others_alone() {
     let plain = WorldGenerator::new(base).unwrap();
     for layer in 0..3 {
         let keys = |world: &WorldGenerator, layer| -> Vec<[u64; 3]> {
-            let objects = world.scatter_in_rect(layer, min, [0.0, 0.0]).unwrap();
+            let objects = world
+                .scatter_in_rect(layer, min, [0.0, 0.0], &layout())
+                .unwrap();
             objects.iter().map(key).collect()
         };
         let (now, before) = (keys(&world, layer + 2), keys(&plain, layer));
@@ -319,7 +345,7 @@ fn a_games_own_layers_keep_their_rules_and_leave_the_others_alone() {
     settings.scatter.layers.swap(0, 4);
     let reordered = WorldGenerator::new(settings).unwrap();
     assert_eq!(
-        by_id(&reordered.scatter_in_rect(4, min, max).unwrap()),
+        by_id(&reordered.scatter_in_rect(4, min, max, &layout()).unwrap()),
         by_id(&chests)
     );
 }
@@ -365,5 +391,9 @@ fn layers_are_validated_by_field() {
         "scatter.layers"
     );
     let world = WorldGenerator::default();
-    assert!(world.scatter_in_rect(3, [0.0, 0.0], [10.0, 10.0]).is_err());
+    assert!(
+        world
+            .scatter_in_rect(3, [0.0, 0.0], [10.0, 10.0], &layout())
+            .is_err()
+    );
 }

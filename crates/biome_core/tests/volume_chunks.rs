@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use std::sync::atomic::AtomicBool;
 
 use biome_core::density::DensityNode;
+use biome_core::scatter::{CAVE_HEADROOM, ScatterGround, ScatterLayer, ScatterSpacing};
 use biome_core::terrain::VolumeSettings;
 use biome_core::{ChunkCoord, ChunkData, ChunkLayout, NodeCoord, Stitch};
 use biome_core::{WorldGenerator, WorldSettings};
@@ -697,5 +698,120 @@ fn rays_meet_the_drawn_volume() {
     assert!(
         compared > 200 && off_height_field > 20,
         "{compared} hits compared, {off_height_field} off the height field, {from_rock} from rock"
+    );
+}
+
+/// The `caves` world with `mask` (or without its volume) and a layer of ore on cave floors,
+/// 8 units apart in every biome.
+fn with_ore(mask: Option<DensityNode>) -> (WorldGenerator, usize) {
+    let mut settings = settings(mask);
+    settings.scatter.layers.push(ScatterLayer {
+        ground: ScatterGround::CaveFloor,
+        ..ScatterLayer::new("ore").unwrap()
+    });
+    for biome in &mut settings.biome_table.biomes {
+        biome.scatter.push(ScatterSpacing::new("ore", 8.0));
+    }
+    let layer = settings.scatter.layer_index("ore").unwrap();
+    (WorldGenerator::new(settings).unwrap(), layer)
+}
+
+/// The highest cave floor under `(x, z)` with [`CAVE_HEADROOM`] of open space over it, by brute
+/// force: `solid_at` down the volume's band every `step` units.
+fn cave_floor_by_scan(world: &WorldGenerator, x: f64, z: f64, step: f64) -> Option<f64> {
+    let volume = world.settings().terrain.volume.as_ref().unwrap();
+    let ground = world.height_at(x, z);
+    let (top, bottom) = (ground + volume.above, ground - volume.below);
+    let steps = ((top - bottom) / step) as usize;
+    let (mut under_ground, mut roof) = (world.solid_at(x, top, z) > 0.0, None);
+    let mut was_solid = under_ground;
+    for k in 1..=steps {
+        let y = top - k as f64 * step;
+        let solid = world.solid_at(x, y, z) > 0.0;
+        match (was_solid, solid) {
+            (true, false) => roof = Some(y),
+            (false, true) if !under_ground => under_ground = true,
+            (false, true) if roof.is_some_and(|roof: f64| roof - y >= CAVE_HEADROOM) => {
+                return Some(y);
+            }
+            _ => {}
+        }
+        was_solid = solid;
+    }
+    None
+}
+
+/// A layer on cave floors ([`ScatterGround::CaveFloor`]) puts each object on a floor the
+/// chunks around it draw, under a roof at least [`CAVE_HEADROOM`] over it and under the ground
+/// open to the sky, within half a tile of the cave floor a scan of `solid_at` finds; its objects
+/// are the same scattered in parts as whole, and a world without caves has none.
+#[test]
+fn cave_layers_stand_on_cave_floors() {
+    let (with, ore) = with_ore(Some(patches()));
+    let layout = ChunkLayout::default();
+    let (min, max) = ([-1024.0, -1024.0], [1024.0, 1024.0]);
+    let objects = with.scatter_in_rect(ore, min, max, &layout).unwrap();
+    assert!(objects.len() > 20, "{} objects", objects.len());
+    let size = layout.chunk_size();
+    let mut drawn: HashMap<(i32, i32), Vec<[[f64; 3]; 3]>> = HashMap::new();
+    for object in &objects {
+        let [x, y, z] = object.position;
+        let [cx, cz] = [x, z].map(|v| (v / size).floor() as i32);
+        // The chunk under the object and its neighbours: a chunk's triangles end at its rim.
+        let mut triangles = Vec::new();
+        for (i, j) in (-1..=1).flat_map(|dz| (-1..=1).map(move |dx| (cx + dx, cz + dz))) {
+            triangles.extend(
+                drawn
+                    .entry((i, j))
+                    .or_insert_with(|| {
+                        let chunk = chunk(&with, i, j, Stitch::NONE);
+                        (chunk.indices.chunks_exact(3))
+                            .map(|t| [0, 1, 2].map(|k| chunk.world_position(t[k] as usize)))
+                            .collect()
+                    })
+                    .iter(),
+            );
+        }
+        let line = crossings(&triangles, x, z);
+        let at = (line.iter())
+            .position(|&(height, floor)| floor && (height - y).abs() < 1e-6)
+            .unwrap_or_else(|| {
+                panic!("no drawn floor under the object at {x}, {y}, {z}: {line:?}")
+            });
+        assert!(
+            at >= 2,
+            "the object at {x}, {y}, {z} is not under the ground: {line:?}"
+        );
+        let (roof, floor) = line[at - 1];
+        assert!(
+            !floor && roof - y >= CAVE_HEADROOM - 1e-9,
+            "the object at {x}, {y}, {z} has {} of room: {line:?}",
+            roof - y
+        );
+        let scanned = cave_floor_by_scan(&with, x, z, 0.01)
+            .unwrap_or_else(|| panic!("no cave floor in the volume at {x}, {z}"));
+        assert!(
+            (scanned - y).abs() <= layout.tile_size / 2.0,
+            "the object at {x}, {y}, {z}: the volume's floor is at {scanned}"
+        );
+    }
+    let mid = (min[0] + max[0]) / 2.0;
+    let mut parts = with
+        .scatter_in_rect(ore, min, [mid, max[1]], &layout)
+        .unwrap();
+    parts.extend(
+        with.scatter_in_rect(ore, [mid, min[1]], max, &layout)
+            .unwrap(),
+    );
+    parts.sort_by_key(|object| object.id);
+    let mut whole = objects.clone();
+    whole.sort_by_key(|object| object.id);
+    assert_eq!(parts, whole);
+    let (without, ore) = with_ore(None);
+    assert!(
+        without
+            .scatter_in_rect(ore, min, max, &layout)
+            .unwrap()
+            .is_empty()
     );
 }

@@ -15,7 +15,8 @@
 //! their spacing apart and leaves no candidate out that would fit. Whether a candidate is placed
 //! depends only on the chain of higher-priority candidates around it, so every rectangle (a
 //! chunk, a tile, the whole map) finds the same objects, each in exactly one of them. Placed
-//! objects then stand on the terrain, or are left out where the layer's rules say
+//! objects then stand on the terrain (for a layer of the caves, [`ScatterGround::CaveFloor`],
+//! on the highest cave floor under them), or are left out where the layer's rules say
 //! ([`ScatterLayer`]: slope, height, water, snow). Each object has an id ([`ScatterId`]: its
 //! cell and slot) that no other object of its layer shares, the same wherever and whenever it
 //! is placed with the same settings.
@@ -24,7 +25,7 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::coords::clamp_coordinate;
+use crate::coords::{ChunkLayout, clamp_coordinate};
 use crate::generator::{RegionBiomes, Surface, WorldGenerator, WorldSettings};
 use crate::hash::{hash_cell, mix, salt, unit};
 use crate::limits;
@@ -33,7 +34,10 @@ use crate::scratch::Scratch;
 use crate::seed_offsets;
 use crate::tutorial::wobble_point;
 
-pub use crate::cover::{LayerName, ScatterLayer, ScatterSettings, ScatterSpacing, WaterRule};
+pub use crate::cover::{
+    CAVE_HEADROOM, LayerName, ScatterGround, ScatterLayer, ScatterSettings, ScatterSpacing,
+    WaterRule,
+};
 
 /// A scattered object in world space.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -577,6 +581,7 @@ pub(crate) fn scatter_in(
     layer: usize,
     min: [f64; 2],
     max: [f64; 2],
+    layout: &ChunkLayout,
 ) -> Result<Vec<Scattered>, ScatterError> {
     let Some(mut candidates) = Candidates::new(generator, layer, min, max)? else {
         return Ok(Vec::new());
@@ -600,35 +605,55 @@ pub(crate) fn scatter_in(
             }
         }
     }
-    Ok(stand(generator, layer, &chosen))
+    Ok(stand(generator, layer, &chosen, layout))
 }
 
-/// The placed candidates standing on the terrain, without those on ground the layer's rules
-/// leave bare or an edit clears.
-fn stand(generator: &WorldGenerator, layer: usize, chosen: &[(Key, Candidate)]) -> Vec<Scattered> {
+/// The placed candidates standing on the ground the layer stands on (the surface or cave
+/// floors), without those on ground the layer's rules leave bare or an edit clears.
+fn stand(
+    generator: &WorldGenerator,
+    layer: usize,
+    chosen: &[(Key, Candidate)],
+    layout: &ChunkLayout,
+) -> Vec<Scattered> {
     let settings = generator.settings();
     let rules = &settings.scatter.layers[layer];
     let xs = Scratch::collect(chosen.iter().map(|(_, c)| c.p[0]));
     let zs = Scratch::collect(chosen.iter().map(|(_, c)| c.p[1]));
     let cache = generator.site_cache_for(&xs, &zs);
-    let ground = generator.standing_ground(&xs, &zs, rules.max_slope_degrees, rules.water, &cache);
-    let height_scale = settings.terrain.height_scale;
+    let heights: Vec<Option<f64>> = match rules.ground {
+        ScatterGround::Surface => {
+            let ground =
+                generator.standing_ground(&xs, &zs, rules.max_slope_degrees, rules.water, &cache);
+            let height_scale = settings.terrain.height_scale;
+            ground
+                .into_iter()
+                .map(|ground| {
+                    let ground = ground?;
+                    let snow =
+                        generator.surface(ground.density, ground.temperature) == Surface::Snow;
+                    (!snow || rules.on_snow).then_some(ground.density * height_scale)
+                })
+                .collect()
+        }
+        ScatterGround::CaveFloor => {
+            generator.cave_ground(&xs, &zs, rules.max_slope_degrees, layout, &cache)
+        }
+    };
     let edits = generator
         .edits()
         .near_points(&xs, &zs, crate::edits::NearFor::Clearing);
     chosen
         .iter()
-        .zip(ground)
-        .filter_map(|(&((cx, cz, slot), c), ground)| {
-            let ground = ground?;
-            let snow = generator.surface(ground.density, ground.temperature) == Surface::Snow;
-            let height = ground.density * height_scale;
+        .zip(heights)
+        .filter_map(|(&((cx, cz, slot), c), height)| {
+            let height = height?;
             let low = rules.min_height.is_some_and(|min| height < min);
             let high = rules.max_height.is_some_and(|max| height > max);
             let cleared = edits
                 .as_ref()
                 .is_some_and(|edits| edits.clears(c.p[0], c.p[1]));
-            if (snow && !rules.on_snow) || low || high || cleared {
+            if low || high || cleared {
                 return None;
             }
             let shape = mix(c.shape ^ 4);
@@ -651,9 +676,12 @@ fn stand(generator: &WorldGenerator, layer: usize, chosen: &[(Key, Candidate)]) 
 impl WorldGenerator {
     /// Every object of layer `layer` (an index into [`ScatterSettings::layers`]; see
     /// [`ScatterSettings::layer_index`]) scattered in `[min.x, max.x) × [min.z, max.z)`
-    /// ([`crate::scatter`]), ordered by candidate cell row, column and slot. The rectangle is
-    /// first moved inside [`limits::COORDINATE`]; the work grows with its area over the layer's
-    /// narrowest spacing squared, plus a margin of a few of its widest spacings.
+    /// ([`crate::scatter`]), ordered by candidate cell row, column and slot. Objects on the
+    /// surface stand at [`WorldGenerator::height_at`]; objects of a
+    /// [`ScatterGround::CaveFloor`] layer stand on the cave floors chunks drawn with `layout`
+    /// show (the drawn surface of a cave depends on its tiles). The rectangle is first moved
+    /// inside [`limits::COORDINATE`]; the work grows with its area over the layer's narrowest
+    /// spacing squared, plus a margin of a few of its widest spacings.
     ///
     /// # Errors
     /// [`ScatterError::TooLarge`] if that search would cover more than [`MAX_CELLS`] candidate
@@ -664,13 +692,14 @@ impl WorldGenerator {
         layer: usize,
         min: [f64; 2],
         max: [f64; 2],
+        layout: &ChunkLayout,
     ) -> Result<Vec<Scattered>, ScatterError> {
         let layers = self.settings().scatter.layers.len();
         if layer >= layers {
             return Err(ScatterError::NoLayer { layer, layers });
         }
         let (min, max) = (min.map(clamp_coordinate), max.map(clamp_coordinate));
-        scatter_in(self, layer, min, max)
+        scatter_in(self, layer, min, max, layout)
     }
 }
 

@@ -300,6 +300,105 @@ impl VolumeField {
     }
 }
 
+impl VolumeField {
+    /// The world's solid at height `y` on `line` over ground `ground` where the mask's share is
+    /// `share`, as [`crate::generator::WorldGenerator::solid_at`] reads it.
+    fn solid_on(
+        &self,
+        lattice: &LatticeSamples,
+        line: &LatticeLine<'_>,
+        ground: f64,
+        share: f64,
+        y: f64,
+    ) -> f64 {
+        let plain = ground - y;
+        if share == 0.0 || !self.in_band(y, ground) {
+            return plain;
+        }
+        Self::blend(plain, share, line.deviation(lattice.height(y)))
+    }
+
+    /// The highest cave floor under each `(xs[k], zs[k])` (ground `grounds[k]` high) within the
+    /// band: a floor (open space over solid) under the ground open to the sky, with at least
+    /// `headroom` of open space up to its roof; `None` where there is none. Along a vertical
+    /// line the volume is linear between two of the lattice's layers, so each floor is found
+    /// exactly as the lattice reads the world. `surface` gives the ground under the lattice's
+    /// corners, as [`VolumeField::sample_lattice`] asks.
+    pub(crate) fn cave_floors(
+        &self,
+        xs: &[f64],
+        zs: &[f64],
+        grounds: &[f64],
+        headroom: f64,
+        sites: &dyn Sites,
+        surface: &dyn Fn(&[f64], &[f64]) -> Scratch,
+    ) -> Vec<Option<f64>> {
+        let mut shares = Scratch::zeroed(xs.len());
+        self.mask.values(xs, zs, sites, &mut shares);
+        let mut floors = vec![None; xs.len()];
+        // The points, by the square of the lattice they stand in.
+        let mut groups: std::collections::BTreeMap<[i64; 2], Vec<usize>> = Default::default();
+        for k in (0..xs.len()).filter(|&k| Self::share(shares[k]) > 0.0) {
+            let group =
+                [xs[k], zs[k]].map(|v| lattice_cell(v, self.spacing).0.div_euclid(PROBE_GROUP));
+            groups.entry(group).or_default().push(k);
+        }
+        for probed in groups.values() {
+            let spans: Vec<VerticalSpan> = (probed.iter())
+                .map(|&k| VerticalSpan {
+                    x: xs[k],
+                    z: zs[k],
+                    low: grounds[k] - self.below,
+                    high: grounds[k] + self.above,
+                })
+                .collect();
+            let lattice = self
+                .sample_lattice(&spans, sites, &mut |x, z| Some(surface(x, z)), &mut || true)
+                .expect("nothing stops a probe");
+            for &k in probed {
+                let line = lattice.line(xs[k], zs[k]);
+                let share = Self::share(shares[k]);
+                let solid = |y: f64| self.solid_on(&lattice, &line, grounds[k], share, y);
+                floors[k] = self.cave_floor(grounds[k], headroom, &solid);
+            }
+        }
+        floors
+    }
+
+    /// [`VolumeField::cave_floors`] on one line over ground `ground`, where the world's solid is
+    /// `solid(y)`.
+    fn cave_floor(&self, ground: f64, headroom: f64, solid: &dyn Fn(f64) -> f64) -> Option<f64> {
+        let (top, bottom) = (ground + self.above, ground - self.below);
+        // The band's ends and the lattice's layers between them, downwards: the solid is linear
+        // between two of them.
+        let spacing = self.spacing;
+        let layers = (bottom / spacing).floor() as i64 + 1..=(top / spacing).ceil() as i64 - 1;
+        let heights = (layers.rev().map(|layer| layer as f64 * spacing)).chain([bottom]);
+        // Over the band the world is the height field, open: solid at its top is the ground's.
+        let mut upper = (top, solid(top));
+        let mut under_ground = upper.1 > 0.0;
+        let mut roof: Option<f64> = None;
+        for y in heights {
+            let lower = (y, solid(y));
+            let ((yu, fu), (yl, fl)) = (upper, lower);
+            upper = lower;
+            if (fu > 0.0) == (fl > 0.0) {
+                continue;
+            }
+            let crossing = yl + fl * (yu - yl) / (fl - fu);
+            if fu > 0.0 {
+                roof = Some(crossing);
+            } else if !under_ground {
+                // The ground open to the sky: what lies under it is underground.
+                under_ground = true;
+            } else if roof.is_some_and(|roof| roof - crossing >= headroom) {
+                return Some(crossing);
+            }
+        }
+        None
+    }
+}
+
 /// The cell of the lattice `spacing` apart that coordinate `v` lies in, and how far across it
 /// (0 to 1). Every reader of a point computes both from the point alone.
 fn lattice_cell(v: f64, spacing: f64) -> (i64, f64) {
