@@ -20,6 +20,7 @@ use biome_core::edits::{BrushOp, EditLog, EditSet, EditShape};
 use biome_core::multi_noise::{AxisRange, BiomeBox, BiomeBoxIndex, ClimatePoint};
 use biome_core::noise3::Simplex3;
 use biome_core::rays::GroundRay;
+use biome_core::scatter::{ScatterGround, ScatterLayer, ScatterSpacing};
 use biome_core::surface_nets::{OwnedEdges, SampledVolume, mesh_volume};
 use biome_core::tutorial::{SeededRandom, Simplex, domain_warp, fbm};
 use biome_core::{ChunkCoord, ChunkLayout};
@@ -505,16 +506,46 @@ fn world(c: &mut Criterion) {
                 k = (k + 1) % 64;
                 let min = [f64::from(k % 8 - 4) * size, f64::from(k / 8 - 4) * size];
                 world
-                    .scatter_in_rect(
-                        kind,
-                        min,
-                        [min[0] + size, min[1] + size],
-                        &ChunkLayout::default(),
-                    )
+                    .scatter_in_rect(kind, min, [min[0] + size, min[1] + size], &layout)
                     .expect("a chunk is within the limit")
                     .len()
             });
         });
+    }
+    // A layer on cave floors, 8 units apart in every biome: over the `caves` preset (patches of
+    // caves), and with its volume everywhere (every spot probed, most finding a floor).
+    let caves = WorldSettings::from_ron(include_str!("../../assets/presets/caves.ron"))
+        .expect("the caves preset is valid");
+    let mut everywhere = caves.clone();
+    if let Some(volume) = everywhere.terrain.volume.as_mut() {
+        volume.mask = DensityNode::constant(1.0);
+    }
+    for (name, mut settings) in [
+        ("caves preset", caves),
+        ("caves preset, volume everywhere", everywhere),
+    ] {
+        settings.scatter.layers.push(ScatterLayer {
+            ground: ScatterGround::CaveFloor,
+            ..ScatterLayer::new("ore").expect("a layer name")
+        });
+        for biome in &mut settings.biome_table.biomes {
+            biome.scatter.push(ScatterSpacing::new("ore", 8.0));
+        }
+        let ore = settings.scatter.layer_index("ore").expect("just added");
+        let world = WorldGenerator::new(settings).expect("the caves preset is valid");
+        group.bench_function(
+            format!("cave floor layer 8 apart on a 128 m chunk, {name}"),
+            |b| {
+                b.iter(|| {
+                    k = (k + 1) % 64;
+                    let min = [f64::from(k % 8 - 4) * size, f64::from(k / 8 - 4) * size];
+                    world
+                        .scatter_in_rect(ore, min, [min[0] + size, min[1] + size], &layout)
+                        .expect("a chunk is within the limit")
+                        .len()
+                });
+            },
+        );
     }
     group.finish();
 }
