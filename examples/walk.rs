@@ -19,8 +19,9 @@
 //!
 //! `--cave` starts on the floor of the nearest hollow under a roof (a cave, or the ground under an
 //! arch or overhang) within a few hundred units of the start, looking the way it stays open
-//! longest, in first person: try it with `--preset caves`. The third-person camera stays on the player's side of
-//! the ground, caves and overhangs included (a ray from the eyes back to it).
+//! longest, in first person: try it with `--preset caves`. It also adds a layer of stalagmites,
+//! the game's own, on cave floors (`ScatterGround::CaveFloor`). The third-person camera stays on
+//! the player's side of the ground, caves and overhangs included (a ray from the eyes back to it).
 //!
 //! `--screenshot PATH` waits until every chunk in view is built, saves a PNG and exits (with
 //! `--terraform`, after raising a mound and flattening a terrace ahead of the player).
@@ -32,8 +33,9 @@ use avian3d::prelude::*;
 use bevy::input::mouse::{AccumulatedMouseMotion, AccumulatedMouseScroll, MouseScrollUnit};
 use bevy::prelude::*;
 use bevy::window::{CursorGrabMode, CursorOptions};
-use bevy_biome_world::BiomeWorldState;
+use bevy_biome_world::{BiomeWorldState, ModelLook, ScatterModels};
 use bevy_biome_world::biome_core::edits::{BrushOp, EditShape};
+use bevy_biome_world::biome_core::scatter::{ScatterGround, ScatterLayer, ScatterSpacing};
 use bevy_biome_world::prelude::*;
 
 #[path = "support/scenery.rs"]
@@ -56,8 +58,12 @@ fn main() -> ExitCode {
     };
     let terraforming = args.own("--terraform").is_some();
     let in_cave = args.own("--cave").is_some();
+    let mut settings = args.settings;
+    if in_cave {
+        with_stalagmites(&mut settings.generator);
+    }
     let mut app = App::new();
-    app.insert_resource(args.settings)
+    app.insert_resource(settings)
         .insert_resource(args.streaming)
         .insert_resource(args.start)
         .insert_resource(StartInCave(in_cave))
@@ -82,7 +88,7 @@ fn main() -> ExitCode {
             demo: args.screenshot.is_some(),
             ..default()
         })
-        .add_systems(Startup, setup)
+        .add_systems(Startup, (setup, stalagmite_look.run_if(move || in_cave)))
         // Update runs after the fixed steps, on the player's interpolated transform.
         .add_systems(
             Update,
@@ -109,6 +115,47 @@ fn main() -> ExitCode {
         AppExit::Success => ExitCode::SUCCESS,
         AppExit::Error(code) => ExitCode::from(code.get()),
     }
+}
+
+/// The stalagmites' layer: the game's own, on cave floors.
+const STALAGMITE: &str = "stalagmite";
+
+/// Adds stalagmites to `world`: on cave floors, 5 units apart in every biome.
+fn with_stalagmites(world: &mut WorldSettings) {
+    world.scatter.layers.push(ScatterLayer {
+        ground: ScatterGround::CaveFloor,
+        min_scale: 0.6,
+        max_scale: 1.8,
+        ..ScatterLayer::new(STALAGMITE).expect("a layer name")
+    });
+    for biome in &mut world.biome_table.biomes {
+        biome.scatter.push(ScatterSpacing::new(STALAGMITE, 5.0));
+    }
+}
+
+/// A stalagmite's look: a stone cone standing on `y = 0`, its foot a little under it so it
+/// meets a sloping floor.
+fn stalagmite_look(
+    mut scatter: ResMut<ScatterModels>,
+    mut meshes: ResMut<Assets<Mesh>>,
+    mut materials: ResMut<Assets<StandardMaterial>>,
+) {
+    let height = 1.6;
+    let cone = Cone::new(0.35, height)
+        .mesh()
+        .build()
+        .translated_by(Vec3::Y * (height / 2.0 - 0.15));
+    scatter.set(
+        STALAGMITE,
+        ModelLook::Mesh {
+            mesh: meshes.add(cone),
+            material: materials.add(StandardMaterial {
+                base_color: Color::srgb(0.62, 0.56, 0.48),
+                perceptual_roughness: 0.9,
+                ..default()
+            }),
+        },
+    );
 }
 
 #[derive(Component)]
