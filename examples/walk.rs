@@ -33,10 +33,10 @@ use avian3d::prelude::*;
 use bevy::input::mouse::{AccumulatedMouseMotion, AccumulatedMouseScroll, MouseScrollUnit};
 use bevy::prelude::*;
 use bevy::window::{CursorGrabMode, CursorOptions};
-use bevy_biome_world::{BiomeWorldState, ModelLook, ScatterModels};
 use bevy_biome_world::biome_core::edits::{BrushOp, EditShape};
 use bevy_biome_world::biome_core::scatter::{ScatterGround, ScatterLayer, ScatterSpacing};
 use bevy_biome_world::prelude::*;
+use bevy_biome_world::{BiomeWorldState, ModelLook, ScatterModels};
 
 #[path = "support/scenery.rs"]
 mod scenery;

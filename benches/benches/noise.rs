@@ -375,7 +375,8 @@ fn world(c: &mut Criterion) {
     });
     // The same over the `caves` preset with its volume everywhere (each tile asks whether the
     // volume's band reaches the ray), then the queries that rebuild the volume's surface
-    // around a point: the top at a point, a floor under one, a ray down into it.
+    // around a point: the top at a point, a floor under one, a ray down into it; and the
+    // volume's value at a point (a lattice cell's eight corners and four grounds).
     let mut caves = WorldSettings::from_ron(include_str!("../../assets/presets/caves.ron"))
         .expect("the caves preset is valid");
     if let Some(volume) = caves.terrain.volume.as_mut() {
@@ -396,6 +397,12 @@ fn world(c: &mut Criterion) {
         b.iter(|| {
             let (x, z) = next_point();
             caves.ground_top(black_box(x), z, &layout)
+        });
+    });
+    group.bench_function("solid_at near the ground, volume everywhere", |b| {
+        b.iter(|| {
+            let (x, z) = next_point();
+            caves.solid_at(black_box(x), caves.height_at(x, z) - 3.0, z)
         });
     });
     group.bench_function("cast_ray 60 units down, volume everywhere", |b| {
