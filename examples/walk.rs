@@ -124,8 +124,9 @@ const STALAGMITE: &str = "stalagmite";
 fn with_stalagmites(world: &mut WorldSettings) {
     world.scatter.layers.push(ScatterLayer {
         ground: ScatterGround::CaveFloor,
+        // The tallest, 1.5 times the cone, still clears the 2 units of headroom.
         min_scale: 0.6,
-        max_scale: 1.8,
+        max_scale: 1.5,
         ..ScatterLayer::new(STALAGMITE).expect("a layer name")
     });
     for biome in &mut world.biome_table.biomes {
@@ -140,8 +141,8 @@ fn stalagmite_look(
     mut meshes: ResMut<Assets<Mesh>>,
     mut materials: ResMut<Assets<StandardMaterial>>,
 ) {
-    let height = 1.6;
-    let cone = Cone::new(0.35, height)
+    let height = 1.4;
+    let cone = Cone::new(0.3, height)
         .mesh()
         .build()
         .translated_by(Vec3::Y * (height / 2.0 - 0.15));

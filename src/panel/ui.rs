@@ -1233,17 +1233,6 @@ fn scatter_section(ui: &mut egui::Ui, draft: &mut PanelDraft) {
                     });
                 }
                 ui.horizontal(|ui| {
-                    ui.label("water");
-                    for (rule, label) in [
-                        (WaterRule::Dry, "away from it"),
-                        (WaterRule::Shore, "on shores"),
-                        (WaterRule::Land, "any land"),
-                    ] {
-                        ui.radio_value(&mut layer.water, rule, label);
-                    }
-                });
-                ui.checkbox(&mut layer.on_snow, "on snow too");
-                ui.horizontal(|ui| {
                     ui.label("stands on");
                     for (ground, label) in [
                         (ScatterGround::Surface, "the surface"),
@@ -1252,6 +1241,20 @@ fn scatter_section(ui: &mut egui::Ui, draft: &mut PanelDraft) {
                         ui.radio_value(&mut layer.ground, ground, label);
                     }
                 });
+                // Water and snow are the surface's: they do not rule on cave floors.
+                if layer.ground == ScatterGround::Surface {
+                    ui.horizontal(|ui| {
+                        ui.label("water");
+                        for (rule, label) in [
+                            (WaterRule::Dry, "away from it"),
+                            (WaterRule::Shore, "on shores"),
+                            (WaterRule::Land, "any land"),
+                        ] {
+                            ui.radio_value(&mut layer.water, rule, label);
+                        }
+                    });
+                    ui.checkbox(&mut layer.on_snow, "on snow too");
+                }
                 scale_range(ui, &mut layer.min_scale, &mut layer.max_scale);
                 if ui.button("Remove layer").clicked() {
                     removed = Some(k);

@@ -87,7 +87,7 @@ struct Present {
     /// swapped for its rebuild, so they stay inline.
     holders: SmallVec<[Holder; 2]>,
     /// Whether it is in the layer's `changed` list.
-    changed: bool,
+    listed: bool,
 }
 
 impl Present {
@@ -114,7 +114,7 @@ pub(crate) struct LayerPresence {
 impl LayerPresence {
     /// Marks `present` changed, remembering what game code knew of it, once a frame.
     fn change(changed: &mut Vec<Change>, id: ScatterId, present: &mut Present) {
-        if !std::mem::replace(&mut present.changed, true) {
+        if !std::mem::replace(&mut present.listed, true) {
             changed.push(Change {
                 id,
                 before: present.now(),
@@ -126,7 +126,7 @@ impl LayerPresence {
     pub(crate) fn arrive(&mut self, chunk: Entity, id: ScatterId, shown: Shown) {
         let present = self.objects.entry(id).or_insert_with(|| Present {
             holders: SmallVec::new(),
-            changed: false,
+            listed: false,
         });
         Self::change(&mut self.changed, id, present);
         present.holders.push(Holder { chunk, shown });
@@ -152,7 +152,7 @@ impl LayerPresence {
         for Change { id, before } in self.changed.drain(..) {
             let present = (self.objects.get_mut(&id))
                 .expect("a changed object stays in the map until the flush");
-            present.changed = false;
+            present.listed = false;
             let now = present.now();
             if now.is_none() {
                 self.objects.remove(&id);

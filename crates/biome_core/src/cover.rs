@@ -137,7 +137,8 @@ pub enum ScatterGround {
     /// The highest cave floor under it with [`CAVE_HEADROOM`] of open space over it, where
     /// the world's volume carves caves ([`crate::terrain::VolumeSettings`]): stalagmites, ore,
     /// a cave's loot. None in a world without caves. Water and snow are the surface's and do
-    /// not rule here; slope and height do, on the floor.
+    /// not rule here; slope and height do, on the floor the chunks draw (where that floor
+    /// fails them the spot holds nothing: a lower floor is not tried).
     CaveFloor,
 }
 

@@ -142,11 +142,13 @@ impl WorldGenerator {
 impl WorldGenerator {
     /// The drawn cave floor under every `(xs[k], zs[k])` that holds an object of a
     /// [`ScatterGround::CaveFloor`](crate::scatter::ScatterGround) layer, or `None`: the
-    /// highest floor under the ground open to the sky with [`CAVE_HEADROOM`] of open space over
-    /// it, no steeper than `max_slope_degrees`, as chunks drawn with `layout` show it and
+    /// world's highest floor under the ground open to the sky with [`CAVE_HEADROOM`] of open
+    /// space over it, as chunks drawn with `layout` show it and
     /// [`WorldGenerator::ground_below`] reads it. The volume's own floors find where to look;
     /// the drawn triangles there decide, so an object neither floats over the floor a player
-    /// sees nor sinks into it.
+    /// sees nor sinks into it: where the drawn floor has less room, or is steeper than
+    /// `max_slope_degrees`, the point holds nothing (a lower floor is not tried).
+    #[must_use]
     pub(crate) fn cave_ground(
         &self,
         xs: &[f64],
@@ -161,7 +163,7 @@ impl WorldGenerator {
         let grounds = self.surface_heights(xs, zs, cache);
         let surface = |xs: &[f64], zs: &[f64]| self.surface_heights(xs, zs, cache);
         let floors = volume.cave_floors(xs, zs, &grounds, CAVE_HEADROOM, cache, &surface);
-        let steepest = crate::math::cos(max_slope_degrees.to_radians());
+        let min_normal_y = crate::math::cos(max_slope_degrees.to_radians());
         (floors.iter().zip(xs.iter().zip(zs)).zip(grounds.iter()))
             .map(|((&floor, (&x, &z)), &ground)| {
                 // The drawn floor under the middle of the open space the volume has there.
@@ -171,9 +173,9 @@ impl WorldGenerator {
                     origin: [x, drawn.height + ROOF_LIFT, z],
                     direction: [0.0, 1.0, 0.0],
                 };
-                let band_top = ground + volume.above - drawn.height;
-                let roof = self.cast_ray(up, band_top, layout)?;
-                (drawn.normal[1] >= steepest && roof.distance + ROOF_LIFT >= CAVE_HEADROOM)
+                let to_band_top = ground + volume.above - drawn.height;
+                let roof = self.cast_ray(up, to_band_top, layout)?;
+                (drawn.normal[1] >= min_normal_y && roof.distance + ROOF_LIFT >= CAVE_HEADROOM)
                     .then_some(drawn.height)
             })
             .collect()

@@ -748,7 +748,7 @@ fn small_wobbled_regions_under_a_rain_shadow_cost_a_bounded_multiple() {
         });
         let rocks = best_of_three_fresh(&settings, |world| {
             world
-                .scatter_in_rect(0, [0.0, 0.0], [128.0, 128.0], &ChunkLayout::default())
+                .scatter_in_rect(0, [0.0, 0.0], [128.0, 128.0], &layout)
                 .unwrap();
         });
         [chunk, rocks]

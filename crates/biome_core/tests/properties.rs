@@ -459,10 +459,7 @@ fn build_checked(settings: &WorldSettings, layout: &ChunkLayout, coord: ChunkCoo
     let origin = coord.origin(layout);
     for kind in 0..settings.scatter.layers.len() {
         let corner = [origin[0] + 24.0, origin[1] + 24.0];
-        for object in world
-            .scatter_in_rect(kind, origin, corner, &ChunkLayout::default())
-            .unwrap()
-        {
+        for object in world.scatter_in_rect(kind, origin, corner, layout).unwrap() {
             assert!(object.position.iter().all(|v| v.is_finite()), "{object:?}");
             assert!(
                 object.scale.is_finite() && object.yaw.is_finite(),
@@ -513,7 +510,8 @@ proptest! {
         for kind in 0..world.settings().scatter.layers.len() {
             let started = Instant::now();
             let corner = [origin[0] + 48.0, origin[1] + 48.0];
-            let (objects, bytes) = peak_of(|| world.scatter_in_rect(kind, origin, corner, &ChunkLayout::default()));
+            let (objects, bytes) =
+                peak_of(|| world.scatter_in_rect(kind, origin, corner, &layout));
             let took = started.elapsed();
             prop_assert!(objects.is_ok(), "{objects:?}");
             prop_assert!(took < BUILD_TIME, "{kind:?}: {took:?}");

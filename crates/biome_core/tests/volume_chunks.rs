@@ -3,6 +3,8 @@
 //! weld whole blocks of chunks by world position and look for open edges: a crack between two
 //! chunks, or a hole in a cave, is an edge only one triangle uses.
 
+mod counting;
+
 use std::collections::HashMap;
 use std::sync::atomic::AtomicBool;
 
@@ -11,6 +13,8 @@ use biome_core::scatter::{CAVE_HEADROOM, ScatterGround, ScatterLayer, ScatterSpa
 use biome_core::terrain::VolumeSettings;
 use biome_core::{ChunkCoord, ChunkData, ChunkLayout, NodeCoord, Stitch};
 use biome_core::{WorldGenerator, WorldSettings};
+
+use counting::peak_of;
 
 /// The `caves` preset: the default world with overhangs and tunnels in patches.
 fn caves() -> WorldSettings {
@@ -738,7 +742,9 @@ fn cave_floor_by_scan(world: &WorldGenerator, x: f64, z: f64, step: f64) -> Opti
         }
         was_solid = solid;
     }
-    None
+    // Under the band the world is solid: a hollow open at its bottom has its floor there.
+    (under_ground && !was_solid && roof.is_some_and(|roof| roof - bottom >= CAVE_HEADROOM))
+        .then_some(bottom)
 }
 
 /// A layer on cave floors ([`ScatterGround::CaveFloor`]) puts each object on a floor the
@@ -814,4 +820,59 @@ fn cave_layers_stand_on_cave_floors() {
             .unwrap()
             .is_empty()
     );
+}
+
+/// The most a volume chunk's build may hold at once (its lattice, samples, mesher and mesh):
+/// twice the 8 MiB measured.
+const VOLUME_BUILD_BYTES: usize = 16 << 20;
+/// The most a volume chunk's mesh may upload: twice the 0.96 MiB measured.
+const VOLUME_MESH_BYTES: usize = 2 << 20;
+
+/// What a volume chunk costs in memory: building 16 chunks of the `caves` world with its volume
+/// everywhere, the most bytes held at once stays under [`VOLUME_BUILD_BYTES`], and the mesh a
+/// chunk uploads (position, normal, colour and temperature per vertex, as the plugin meshes it,
+/// and its indices) under [`VOLUME_MESH_BYTES`]; both printed beside the same chunks as height
+/// fields.
+#[test]
+fn a_volume_chunk_builds_in_bounded_memory() {
+    let volume = world(Some(DensityNode::constant(1.0)));
+    let plain = world(None);
+    // Bytes the plugin uploads for a chunk's mesh (16-bit indices where they fit).
+    let mesh_bytes = |chunk: &ChunkData| {
+        let index = if chunk.positions.len() <= 1 << 16 {
+            2
+        } else {
+            4
+        };
+        chunk.positions.len() * (12 + 12 + 16 + 8) + chunk.indices.len() * index
+    };
+    let (mut peaks, mut meshes) = ([0_usize; 2], [0_usize; 2]);
+    let mut triangles = [0_usize; 2];
+    for k in 0..16 {
+        let coord = ChunkCoord {
+            x: k % 4 - 2,
+            z: k / 4 - 2,
+        };
+        for (n, world) in [&volume, &plain].into_iter().enumerate() {
+            let (built, peak) = peak_of(|| chunk(world, coord.x, coord.z, Stitch::NONE));
+            assert_eq!(built.volume, n == 0);
+            peaks[n] = peaks[n].max(peak);
+            meshes[n] = meshes[n].max(mesh_bytes(&built));
+            triangles[n] = triangles[n].max(built.indices.len() / 3);
+        }
+    }
+    let mib = |bytes: usize| bytes as f64 / f64::from(1 << 20);
+    let kib = |bytes: usize| bytes as f64 / f64::from(1 << 10);
+    println!(
+        "volume chunks: build peak {:.1} MiB, mesh {:.0} KiB, {} triangles at most; \
+         height-field chunks: {:.1} MiB, {:.0} KiB, {} triangles",
+        mib(peaks[0]),
+        kib(meshes[0]),
+        triangles[0],
+        mib(peaks[1]),
+        kib(meshes[1]),
+        triangles[1]
+    );
+    assert!(peaks[0] < VOLUME_BUILD_BYTES, "{:.1} MiB", mib(peaks[0]));
+    assert!(meshes[0] < VOLUME_MESH_BYTES, "{:.0} KiB", kib(meshes[0]));
 }

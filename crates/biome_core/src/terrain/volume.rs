@@ -105,8 +105,8 @@ const PROBE_STEP: f64 = 0.5;
 const PROBE_UNDER: f64 = 2.0;
 /// How far over the ground it looks for rock: the height of a tall tree, world units.
 const PROBE_OVER: f64 = 12.0;
-/// The side of the squares, in lattice cells, [`VolumeField::leaves_ground`] samples one at a
-/// time: points spread over a coarse node would otherwise span a lattice of millions of columns.
+/// The side of the squares, in lattice cells, a probe of many points
+/// ([`VolumeField::leaves_ground`], [`VolumeField::cave_floors`]) samples one at a time.
 const PROBE_GROUP: i64 = 64;
 
 impl VolumeField {
@@ -249,6 +249,7 @@ impl VolumeField {
     /// the ground (trees, scattered objects) stands only there, so none floats over a cave mouth
     /// or grows into an overhang; a cave deeper down does not matter to it. `surface` gives the
     /// ground under the lattice's corners, as [`VolumeField::sample_lattice`] asks.
+    #[must_use]
     pub(crate) fn leaves_ground(
         &self,
         xs: &[f64],
@@ -257,8 +258,6 @@ impl VolumeField {
         sites: &dyn Sites,
         surface: &dyn Fn(&[f64], &[f64]) -> Scratch,
     ) -> Vec<bool> {
-        let mut shares = Scratch::zeroed(xs.len());
-        self.mask.values(xs, zs, sites, &mut shares);
         let steps = |reach: f64| (reach / PROBE_STEP).floor() as i64;
         let heights: Vec<f64> = (-steps(self.below.min(PROBE_UNDER))
             ..=steps(self.above.min(PROBE_OVER)))
@@ -266,8 +265,56 @@ impl VolumeField {
             .collect();
         let mut leaves = vec![true; xs.len()];
         // 0 is always among the heights.
-        let (lowest, highest) = (heights[0], heights[heights.len() - 1]);
-        // The probed points, by the square of the lattice they stand in.
+        let reach = [heights[0], heights[heights.len() - 1]];
+        self.probe(xs, zs, grounds, reach, sites, surface, &mut |k, line| {
+            leaves[k] = heights.iter().all(|&h| {
+                let plain = -h;
+                (line.solid(plain, grounds[k] + h) > 0.0) == (plain > 0.0)
+            });
+        });
+        leaves
+    }
+}
+
+/// A probed point's vertical line through a lattice ([`VolumeField::probe`]).
+struct ProbedLine<'a> {
+    lattice: &'a LatticeSamples,
+    line: LatticeLine<'a>,
+    /// The mask's share there, above 0.
+    share: f64,
+}
+
+impl ProbedLine<'_> {
+    /// The world's solid at height `y` in the band, where the height field's is `plain`.
+    #[must_use]
+    fn solid(&self, plain: f64, y: f64) -> f64 {
+        let deviation = self.line.deviation(self.lattice.height(y));
+        VolumeField::blend(plain, self.share, deviation)
+    }
+}
+
+impl VolumeField {
+    /// Hands `read` the vertical line of every `(xs[k], zs[k])` the mask lets the volume change,
+    /// readable from `reach[0]` to `reach[1]` about its ground `grounds[k]` (within the band).
+    /// The lattice is sampled one square of [`PROBE_GROUP`] cells at a time: points spread over
+    /// a coarse node would otherwise span a lattice of millions of columns. `surface` gives the
+    /// ground under the lattice's corners, as [`VolumeField::sample_lattice`] asks.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the points, their reach and the world to read, each its own slice or function"
+    )]
+    fn probe(
+        &self,
+        xs: &[f64],
+        zs: &[f64],
+        grounds: &[f64],
+        reach: [f64; 2],
+        sites: &dyn Sites,
+        surface: &dyn Fn(&[f64], &[f64]) -> Scratch,
+        read: &mut dyn FnMut(usize, &ProbedLine<'_>),
+    ) {
+        let mut shares = Scratch::zeroed(xs.len());
+        self.mask.values(xs, zs, sites, &mut shares);
         let mut groups: std::collections::BTreeMap<[i64; 2], Vec<usize>> = Default::default();
         for k in (0..xs.len()).filter(|&k| Self::share(shares[k]) > 0.0) {
             let group =
@@ -279,51 +326,32 @@ impl VolumeField {
                 .map(|&k| VerticalSpan {
                     x: xs[k],
                     z: zs[k],
-                    low: grounds[k] + lowest,
-                    high: grounds[k] + highest,
+                    low: grounds[k] + reach[0],
+                    high: grounds[k] + reach[1],
                 })
                 .collect();
             let lattice = self
                 .sample_lattice(&spans, sites, &mut |x, z| Some(surface(x, z)), &mut || true)
                 .expect("nothing stops a probe");
             for &k in probed {
-                let share = Self::share(shares[k]);
-                let line = lattice.line(xs[k], zs[k]);
-                leaves[k] = heights.iter().all(|&h| {
-                    let plain = -h;
-                    let deviation = line.deviation(lattice.height(grounds[k] + h));
-                    (Self::blend(plain, share, deviation) > 0.0) == (plain > 0.0)
-                });
+                let line = ProbedLine {
+                    lattice: &lattice,
+                    line: lattice.line(xs[k], zs[k]),
+                    share: Self::share(shares[k]),
+                };
+                read(k, &line);
             }
         }
-        leaves
-    }
-}
-
-impl VolumeField {
-    /// The world's solid at height `y` on `line` over ground `ground` where the mask's share is
-    /// `share`, as [`crate::generator::WorldGenerator::solid_at`] reads it.
-    fn solid_on(
-        &self,
-        lattice: &LatticeSamples,
-        line: &LatticeLine<'_>,
-        ground: f64,
-        share: f64,
-        y: f64,
-    ) -> f64 {
-        let plain = ground - y;
-        if share == 0.0 || !self.in_band(y, ground) {
-            return plain;
-        }
-        Self::blend(plain, share, line.deviation(lattice.height(y)))
     }
 
-    /// The highest cave floor under each `(xs[k], zs[k])` (ground `grounds[k]` high) within the
-    /// band: a floor (open space over solid) under the ground open to the sky, with at least
-    /// `headroom` of open space up to its roof; `None` where there is none. Along a vertical
-    /// line the volume is linear between two of the lattice's layers, so each floor is found
-    /// exactly as the lattice reads the world. `surface` gives the ground under the lattice's
-    /// corners, as [`VolumeField::sample_lattice`] asks.
+    /// The highest cave floor of the world under each `(xs[k], zs[k])` (ground `grounds[k]`
+    /// high) within the band: a floor (open space over solid) under the ground open to the
+    /// sky, with at least `headroom` of open space up to its roof; `None` where there is none
+    /// (or the mask keeps the volume out). Along a vertical line the volume is linear between
+    /// two of the lattice's layers, so each floor is found exactly as
+    /// [`crate::generator::WorldGenerator::solid_at`] reads the world. `surface` gives the
+    /// ground under the lattice's corners, as [`VolumeField::sample_lattice`] asks.
+    #[must_use]
     pub(crate) fn cave_floors(
         &self,
         xs: &[f64],
@@ -333,40 +361,18 @@ impl VolumeField {
         sites: &dyn Sites,
         surface: &dyn Fn(&[f64], &[f64]) -> Scratch,
     ) -> Vec<Option<f64>> {
-        let mut shares = Scratch::zeroed(xs.len());
-        self.mask.values(xs, zs, sites, &mut shares);
         let mut floors = vec![None; xs.len()];
-        // The points, by the square of the lattice they stand in.
-        let mut groups: std::collections::BTreeMap<[i64; 2], Vec<usize>> = Default::default();
-        for k in (0..xs.len()).filter(|&k| Self::share(shares[k]) > 0.0) {
-            let group =
-                [xs[k], zs[k]].map(|v| lattice_cell(v, self.spacing).0.div_euclid(PROBE_GROUP));
-            groups.entry(group).or_default().push(k);
-        }
-        for probed in groups.values() {
-            let spans: Vec<VerticalSpan> = (probed.iter())
-                .map(|&k| VerticalSpan {
-                    x: xs[k],
-                    z: zs[k],
-                    low: grounds[k] - self.below,
-                    high: grounds[k] + self.above,
-                })
-                .collect();
-            let lattice = self
-                .sample_lattice(&spans, sites, &mut |x, z| Some(surface(x, z)), &mut || true)
-                .expect("nothing stops a probe");
-            for &k in probed {
-                let line = lattice.line(xs[k], zs[k]);
-                let share = Self::share(shares[k]);
-                let solid = |y: f64| self.solid_on(&lattice, &line, grounds[k], share, y);
-                floors[k] = self.cave_floor(grounds[k], headroom, &solid);
-            }
-        }
+        let reach = [-self.below, self.above];
+        self.probe(xs, zs, grounds, reach, sites, surface, &mut |k, line| {
+            let ground = grounds[k];
+            floors[k] = self.cave_floor(ground, headroom, &|y| line.solid(ground - y, y));
+        });
         floors
     }
 
-    /// [`VolumeField::cave_floors`] on one line over ground `ground`, where the world's solid is
-    /// `solid(y)`.
+    /// [`VolumeField::cave_floors`] on one line over ground `ground`, where the world's solid in
+    /// the band is `solid(y)`.
+    #[must_use]
     fn cave_floor(&self, ground: f64, headroom: f64, solid: &dyn Fn(f64) -> f64) -> Option<f64> {
         let (top, bottom) = (ground + self.above, ground - self.below);
         // The band's ends and the lattice's layers between them, downwards: the solid is linear
@@ -374,10 +380,12 @@ impl VolumeField {
         let spacing = self.spacing;
         let layers = (bottom / spacing).floor() as i64 + 1..=(top / spacing).ceil() as i64 - 1;
         let heights = (layers.rev().map(|layer| layer as f64 * spacing)).chain([bottom]);
-        // Over the band the world is the height field, open: solid at its top is the ground's.
+        // Over the band the world is the height field, open: where the band's top is solid,
+        // the ground open to the sky is there.
         let mut upper = (top, solid(top));
         let mut under_ground = upper.1 > 0.0;
         let mut roof: Option<f64> = None;
+        let roomy = |roof: Option<f64>, floor: f64| roof.is_some_and(|r| r - floor >= headroom);
         for y in heights {
             let lower = (y, solid(y));
             let ((yu, fu), (yl, fl)) = (upper, lower);
@@ -391,11 +399,13 @@ impl VolumeField {
             } else if !under_ground {
                 // The ground open to the sky: what lies under it is underground.
                 under_ground = true;
-            } else if roof.is_some_and(|roof| roof - crossing >= headroom) {
+            } else if roomy(roof, crossing) {
                 return Some(crossing);
             }
         }
-        None
+        // Under the band the world is the height field, solid: a hollow open at the band's
+        // bottom has its floor there.
+        (under_ground && upper.1 <= 0.0 && roomy(roof, bottom)).then_some(bottom)
     }
 }
 
