@@ -11,7 +11,10 @@ use std::collections::HashSet;
 use bevy::ecs::message::Messages;
 use bevy::prelude::*;
 use bevy_biome_world::biome_core::cover::LayerName;
-use bevy_biome_world::biome_core::scatter::{ScatterId, ScatterLayer, ScatterSpacing};
+use bevy_biome_world::biome_core::density::DensityNode;
+use bevy_biome_world::biome_core::scatter::{
+    ScatterGround, ScatterId, ScatterLayer, ScatterSpacing,
+};
 use bevy_biome_world::biome_core::{ChunkCoord, ChunkLayout, MeshStyle};
 use bevy_biome_world::prelude::*;
 use bevy_biome_world::{
@@ -478,4 +481,67 @@ fn layers_change_at_run_time_without_disturbing_the_others() {
         "{:?}",
         stats.objects
     );
+}
+
+/// A game's layer on cave floors streams the core's objects as placed for the plugin's own
+/// layout (16 tiles of 4 units here): the floor a cave's objects stand on is the one its chunks
+/// draw, which depends on the tiles, and a default layout would place them elsewhere.
+#[test]
+fn a_cave_layer_streams_the_objects_on_the_floors_its_chunks_draw() {
+    let mut generator =
+        WorldSettings::from_ron(include_str!("../assets/presets/caves.ron")).unwrap();
+    if let Some(volume) = generator.terrain.volume.as_mut() {
+        volume.mask = DensityNode::constant(1.0);
+    }
+    generator.scatter.layers.push(ScatterLayer {
+        ground: ScatterGround::CaveFloor,
+        ..ScatterLayer::new("ore").unwrap()
+    });
+    for biome in &mut generator.biome_table.biomes {
+        biome.scatter.push(ScatterSpacing::new("ore", 6.0));
+    }
+    let mut scatter = BiomeScatterSettings::default();
+    scatter.set_radius("ore", 160.0);
+    let (mut app, _) = app_with(scatter, generator);
+    let mut told: std::collections::HashMap<ScatterId, Vec3> = Default::default();
+    common::step_until_idle(&mut app, "ore in", App::update, |app| {
+        for spawned in drain::<ScatterSpawned>(app) {
+            if spawned.layer.as_str() == "ore" {
+                told.insert(spawned.id, spawned.position);
+            }
+        }
+        let stats = app.world().resource::<BiomeScatterStats>();
+        stats.is_idle() && stats.objects.get(3).is_some_and(|&n| n > 0)
+    });
+    let generator = app
+        .world()
+        .resource::<BiomeWorldState>()
+        .generator()
+        .clone();
+    let layout = *app.world().resource::<BiomeWorldState>().layout();
+    let ore = generator.settings().scatter.layer_index("ore").unwrap();
+    let mut query = app.world_mut().query::<&BiomeScatter>();
+    let (mut expected, mut moved) = (std::collections::HashMap::new(), 0);
+    for chunk in query
+        .iter(app.world())
+        .filter(|s| s.layer.as_str() == "ore")
+    {
+        let origin = chunk.chunk.origin(&layout);
+        let size = layout.chunk_size();
+        let rect = [origin[0] + size, origin[1] + size];
+        let placed = generator
+            .scatter_in_rect(ore, origin, rect, &layout)
+            .unwrap();
+        let elsewhere =
+            (generator.scatter_in_rect(ore, origin, rect, &ChunkLayout::default())).unwrap();
+        moved += placed.iter().filter(|o| !elsewhere.contains(o)).count();
+        for object in placed {
+            let p = object.relative_to(origin).position;
+            let at = Vec3::new(origin[0] as f32, 0.0, origin[1] as f32) + Vec3::from_array(p);
+            expected.insert(object.id, at);
+        }
+    }
+    assert!(told.len() > 20, "only {} objects", told.len());
+    assert_eq!(told, expected);
+    assert!(moved > 0, "the default layout places the same objects");
 }
