@@ -33,12 +33,16 @@
 //! and the same with a 32 km horizon, its far nodes' meshes whole and thinned
 //! (`-- --view-sizes` prints only those). `-- --caves` runs the default view over the default
 //! world and over the `caves` preset's, and prints only those; `-- --far` the default view and
-//! the same to a 32 km horizon.
+//! the same to a 32 km horizon. `--single-threaded` runs `Update` and `PostUpdate` on Bevy's
+//! single-threaded executor: the plugin's own time, without the multi-threaded executor handing
+//! small systems to worker threads, which on a machine of few cores with builders running can
+//! wait for a core.
 
 use std::time::{Duration, Instant};
 
 #[cfg(feature = "avian")]
 use bevy::diagnostic::DiagnosticsStore;
+use bevy::ecs::schedule::{ScheduleLabel, SingleThreadedExecutor};
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use bevy_biome_world::biome_core::edits::{BrushOp, EditShape};
@@ -228,6 +232,13 @@ fn app_with(
     #[cfg(feature = "avian")]
     if physics != Physics::Off {
         app.add_plugins((PhysicsPlugins::default(), BiomeWorldPhysicsPlugin));
+    }
+    if single_threaded() {
+        for label in [Update.intern(), PostUpdate.intern()] {
+            app.edit_schedule(label, |schedule| {
+                schedule.set_executor(SingleThreadedExecutor::new());
+            });
+        }
     }
     app.finish();
     app.cleanup();
@@ -976,6 +987,11 @@ fn main() {
     print_results(&outcomes);
 }
 
+/// Whether `--single-threaded` asks for `Update` and `PostUpdate` on one thread.
+fn single_threaded() -> bool {
+    std::env::args().any(|arg| arg == "--single-threaded")
+}
+
 /// The default world with the `caves` preset's generator.
 fn caves_preset() -> BiomeWorldSettings {
     BiomeWorldSettings {
@@ -988,7 +1004,15 @@ fn caves_preset() -> BiomeWorldSettings {
 /// The table of `outcomes`, and what each flight cost.
 fn print_outcomes(outcomes: &[Outcome], background: bool) {
     let threads = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
-    println!("streaming benchmark, {threads} cores, background builders: {background}");
+    let executor = if single_threaded() {
+        "single-threaded"
+    } else {
+        "multi-threaded"
+    };
+    println!(
+        "streaming benchmark, {threads} cores, background builders: {background}, \
+         Update and PostUpdate {executor}"
+    );
     println!(
         "{:<26} {:>9} {:>9} {:>10} {:>7} {:>8} {:>7} {:>16} {:>16}",
         "config",
