@@ -161,29 +161,27 @@ impl WorldGenerator {
             return vec![None; xs.len()];
         };
         let grounds = self.surface_heights(xs, zs, cache);
-        let surface = |xs: &[f64], zs: &[f64]| self.surface_heights(xs, zs, cache);
-        let floors = volume.cave_floors(xs, zs, &grounds, CAVE_HEADROOM, cache, &surface);
+        let corner_grounds = |xs: &[f64], zs: &[f64]| self.surface_heights(xs, zs, cache);
+        let floors = volume.cave_floors(xs, zs, &grounds, CAVE_HEADROOM, cache, &corner_grounds);
         let min_normal_y = crate::math::cos(max_slope_degrees.to_radians());
+        let surface = TileSurface {
+            generator: self,
+            layout,
+        };
         (floors.iter().zip(xs.iter().zip(zs)).zip(grounds.iter()))
             .map(|((&floor, (&x, &z)), &ground)| {
                 // The drawn floor under the middle of the open space the volume has there.
-                let drawn = self.ground_below(x, floor? + CAVE_HEADROOM / 2.0, z, layout)?;
-                // Its roof: the first drawn surface over it, within the band.
-                let up = GroundRay {
-                    origin: [x, drawn.height + ROOF_LIFT, z],
-                    direction: [0.0, 1.0, 0.0],
-                };
-                let to_band_top = ground + volume.above - drawn.height;
-                let roof = self.cast_ray(up, to_band_top, layout)?;
-                (drawn.normal[1] >= min_normal_y && roof.distance + ROOF_LIFT >= CAVE_HEADROOM)
-                    .then_some(drawn.height)
+                let middle = floor? + CAVE_HEADROOM / 2.0;
+                let top = ground + volume.above;
+                let drawn = surface.cave_floor_below(x, middle, z, top, CAVE_HEADROOM)?;
+                (drawn.normal[1] >= min_normal_y).then_some(drawn.height)
             })
             .collect()
     }
 }
 
-/// How far over a floor a ray up for its roof starts, world units: clear of the floor's own
-/// triangle, which a ray starting on it may meet.
+/// How far over a floor its roof is looked for, world units: clear of the floor's own
+/// triangles, which meet the vertical line at its height.
 const ROOF_LIFT: f64 = 1e-6;
 
 /// The drawn ground over one tile.
@@ -223,6 +221,30 @@ impl TileSurface<'_> {
             Some(triangles) => TileGround::Volume(triangles),
             None => TileGround::Height(self.corners(tile)),
         }
+    }
+
+    /// The floor a volume's triangles draw under `(x, y, z)` (finite) with at least `headroom`
+    /// of open space up to the first of them over it, that roof no higher than `top`: the floor
+    /// and its roof read from the one patch of triangles around the point. `None` where the
+    /// tile is the height field's (open to the sky), or there is no such floor.
+    fn cave_floor_below(
+        &self,
+        x: f64,
+        y: f64,
+        z: f64,
+        top: f64,
+        headroom: f64,
+    ) -> Option<GroundFloor> {
+        let TileGround::Volume(triangles) = self.ground(self.tile_of(x, z), Heights::ALL) else {
+            return None;
+        };
+        let floor = floor_under(&triangles, x, y, z)?;
+        let roof = (triangles.iter())
+            .filter_map(|triangle| vertical_crossing(triangle, x, z))
+            .map(|crossing| crossing.height)
+            .filter(|&height| height > floor.height + ROOF_LIFT && height <= top)
+            .min_by(f64::total_cmp)?;
+        (roof - floor.height >= headroom).then_some(floor)
     }
 
     /// [`WorldGenerator::ground_below`] at a finite `x`, `z` (any `y`).
