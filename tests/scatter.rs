@@ -269,20 +269,57 @@ fn drain<M: Message>(app: &mut App) -> Vec<M> {
         .collect()
 }
 
+/// `generator` with a game's `layer` added, `spacing` apart in every biome.
+fn with_layer(mut generator: WorldSettings, layer: ScatterLayer, spacing: f64) -> WorldSettings {
+    let name = layer.name;
+    generator.scatter.layers.push(layer);
+    for biome in &mut generator.biome_table.biomes {
+        biome
+            .scatter
+            .push(ScatterSpacing::new(name.as_str(), spacing));
+    }
+    generator
+}
+
+/// The core's objects of the layer called `name` on every chunk of it the app holds, placed for
+/// `layout`: by id, at the world position game code is told.
+fn core_objects(
+    app: &mut App,
+    name: &str,
+    layout: &ChunkLayout,
+) -> std::collections::HashMap<ScatterId, Vec3> {
+    let generator = app
+        .world()
+        .resource::<BiomeWorldState>()
+        .generator()
+        .clone();
+    let layer = generator.settings().scatter.layer_index(name).unwrap();
+    let chunk_layout = *app.world().resource::<BiomeWorldState>().layout();
+    let size = chunk_layout.chunk_size();
+    let mut query = app.world_mut().query::<&BiomeScatter>();
+    let mut objects = std::collections::HashMap::new();
+    for scatter in query.iter(app.world()).filter(|s| s.layer.as_str() == name) {
+        let origin = scatter.chunk.origin(&chunk_layout);
+        for object in generator
+            .scatter_in_rect(layer, origin, [origin[0] + size, origin[1] + size], layout)
+            .unwrap()
+        {
+            let p = object.relative_to(origin).position;
+            let at = Vec3::new(origin[0] as f32, 0.0, origin[1] as f32) + Vec3::from_array(p);
+            objects.insert(object.id, at);
+        }
+    }
+    objects
+}
+
 /// A game's loot layer (no look: messages only) streams like the built-in ones: game code hears
 /// of exactly the core's chests within reach, each once, none spawned as entities; a rebuild of
 /// the world that leaves the chests where they are tells nothing new; moving away tells each
 /// chest's going once.
 #[test]
 fn a_games_loot_layer_is_told_to_game_code_once_per_chest() {
-    let mut generator = WorldSettings::default();
-    generator
-        .scatter
-        .layers
-        .push(ScatterLayer::new("loot").unwrap());
-    for biome in &mut generator.biome_table.biomes {
-        biome.scatter.push(ScatterSpacing::new("loot", 24.0));
-    }
+    let loot = ScatterLayer::new("loot").unwrap();
+    let generator = with_layer(WorldSettings::default(), loot, 24.0);
     let mut scatter = BiomeScatterSettings::default();
     scatter.set_radius("loot", 160.0);
     let (mut app, anchor) = app_with(scatter, generator);
@@ -311,29 +348,8 @@ fn a_games_loot_layer_is_told_to_game_code_once_per_chest() {
     });
     tell(&mut app, &mut present);
     // Exactly the core's chests on the chunks carrying the layer.
-    let generator = app
-        .world()
-        .resource::<BiomeWorldState>()
-        .generator()
-        .clone();
     let layout = *app.world().resource::<BiomeWorldState>().layout();
-    let mut query = app.world_mut().query::<&BiomeScatter>();
-    let mut expected = std::collections::HashMap::new();
-    for scatter in query
-        .iter(app.world())
-        .filter(|s| s.layer.as_str() == "loot")
-    {
-        let origin = scatter.chunk.origin(&layout);
-        let size = layout.chunk_size();
-        for chest in generator
-            .scatter_in_rect(3, origin, [origin[0] + size, origin[1] + size], &layout)
-            .unwrap()
-        {
-            let p = chest.relative_to(origin).position;
-            let at = Vec3::new(origin[0] as f32, 0.0, origin[1] as f32) + Vec3::from_array(p);
-            expected.insert(chest.id, at);
-        }
-    }
+    let expected = core_objects(&mut app, "loot", &layout);
     assert!(present.len() > 20, "only {} chests", present.len());
     assert_eq!(present, expected);
     assert!(
@@ -493,13 +509,11 @@ fn a_cave_layer_streams_the_objects_on_the_floors_its_chunks_draw() {
     if let Some(volume) = generator.terrain.volume.as_mut() {
         volume.mask = DensityNode::constant(1.0);
     }
-    generator.scatter.layers.push(ScatterLayer {
+    let ore = ScatterLayer {
         ground: ScatterGround::CaveFloor,
         ..ScatterLayer::new("ore").unwrap()
-    });
-    for biome in &mut generator.biome_table.biomes {
-        biome.scatter.push(ScatterSpacing::new("ore", 6.0));
-    }
+    };
+    let generator = with_layer(generator, ore, 6.0);
     let mut scatter = BiomeScatterSettings::default();
     scatter.set_radius("ore", 160.0);
     let (mut app, _) = app_with(scatter, generator);
@@ -513,34 +527,12 @@ fn a_cave_layer_streams_the_objects_on_the_floors_its_chunks_draw() {
         let stats = app.world().resource::<BiomeScatterStats>();
         stats.is_idle() && stats.objects.get(3).is_some_and(|&n| n > 0)
     });
-    let generator = app
-        .world()
-        .resource::<BiomeWorldState>()
-        .generator()
-        .clone();
     let layout = *app.world().resource::<BiomeWorldState>().layout();
-    let ore = generator.settings().scatter.layer_index("ore").unwrap();
-    let mut query = app.world_mut().query::<&BiomeScatter>();
-    let (mut expected, mut moved) = (std::collections::HashMap::new(), 0);
-    for chunk in query
-        .iter(app.world())
-        .filter(|s| s.layer.as_str() == "ore")
-    {
-        let origin = chunk.chunk.origin(&layout);
-        let size = layout.chunk_size();
-        let rect = [origin[0] + size, origin[1] + size];
-        let placed = generator
-            .scatter_in_rect(ore, origin, rect, &layout)
-            .unwrap();
-        let elsewhere =
-            (generator.scatter_in_rect(ore, origin, rect, &ChunkLayout::default())).unwrap();
-        moved += placed.iter().filter(|o| !elsewhere.contains(o)).count();
-        for object in placed {
-            let p = object.relative_to(origin).position;
-            let at = Vec3::new(origin[0] as f32, 0.0, origin[1] as f32) + Vec3::from_array(p);
-            expected.insert(object.id, at);
-        }
-    }
+    let expected = core_objects(&mut app, "ore", &layout);
+    let elsewhere = core_objects(&mut app, "ore", &ChunkLayout::default());
+    let moved = (expected.iter())
+        .filter(|&(id, at)| elsewhere.get(id) != Some(at))
+        .count();
     assert!(told.len() > 20, "only {} objects", told.len());
     assert_eq!(told, expected);
     assert!(moved > 0, "the default layout places the same objects");

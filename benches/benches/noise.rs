@@ -512,21 +512,12 @@ fn world(c: &mut Criterion) {
     // Scatter on one chunk's rectangle, per layer, in the default world.
     let mut group = c.benchmark_group("scatter");
     group.throughput(Throughput::Elements(1));
-    let size = layout.chunk_size();
     let names: Vec<String> = (world.settings().scatter.layers.iter())
         .map(|layer| layer.name.to_string())
         .collect();
     for (kind, name) in names.iter().enumerate() {
-        group.bench_function(format!("{name} on a 128 m chunk"), |b| {
-            b.iter(|| {
-                k = (k + 1) % 64;
-                let min = [f64::from(k % 8 - 4) * size, f64::from(k / 8 - 4) * size];
-                world
-                    .scatter_in_rect(kind, min, [min[0] + size, min[1] + size], &layout)
-                    .expect("a chunk is within the limit")
-                    .len()
-            });
-        });
+        let row = format!("{name} on a 128 m chunk");
+        scatter_row(&mut group, &row, &world, kind, &layout, &mut k);
     }
     // A layer on cave floors, 8 units apart in every biome: over the `caves` preset (patches of
     // caves), and with its volume everywhere (every spot probed, most finding a floor).
@@ -549,19 +540,8 @@ fn world(c: &mut Criterion) {
         }
         let ore = settings.scatter.layer_index("ore").expect("just added");
         let world = WorldGenerator::new(settings).expect("the caves preset is valid");
-        group.bench_function(
-            format!("cave floor layer 8 apart on a 128 m chunk, {name}"),
-            |b| {
-                b.iter(|| {
-                    k = (k + 1) % 64;
-                    let min = [f64::from(k % 8 - 4) * size, f64::from(k / 8 - 4) * size];
-                    world
-                        .scatter_in_rect(ore, min, [min[0] + size, min[1] + size], &layout)
-                        .expect("a chunk is within the limit")
-                        .len()
-                });
-            },
-        );
+        let row = format!("cave floor layer 8 apart on a 128 m chunk, {name}");
+        scatter_row(&mut group, &row, &world, ore, &layout, &mut k);
     }
     group.finish();
 }
@@ -809,6 +789,32 @@ fn chunk_row(
                     black_box(layout),
                 )
                 .expect("the default layout is valid")
+        });
+    });
+}
+
+/// A row of `group` scattering `layer` over 64 chunks around `world`'s origin in turn, as
+/// [`chunk_row`] builds them.
+fn scatter_row(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    row: &str,
+    world: &WorldGenerator,
+    layer: usize,
+    layout: &ChunkLayout,
+    turn: &mut i32,
+) {
+    let size = layout.chunk_size();
+    group.bench_function(row, |b| {
+        b.iter(|| {
+            *turn = (*turn + 1) % 64;
+            let min = [
+                f64::from(*turn % 8 - 4) * size,
+                f64::from(*turn / 8 - 4) * size,
+            ];
+            world
+                .scatter_in_rect(layer, min, [min[0] + size, min[1] + size], layout)
+                .expect("a chunk is within the limit")
+                .len()
         });
     });
 }
