@@ -94,6 +94,7 @@
 
 mod areas;
 mod models;
+mod origin;
 #[cfg(feature = "panel")]
 mod panel;
 #[cfg(feature = "avian")]
@@ -123,8 +124,12 @@ use bevy::prelude::*;
 pub use areas::{AreaLoaded, AreaUnloaded, BiomeAreas, GroundHolder};
 #[cfg(feature = "avian")]
 pub use avian3d;
+#[cfg(feature = "big_space")]
+pub use big_space;
 pub use biome_core;
 pub use models::ModelLook;
+#[cfg(feature = "big_space")]
+pub use origin::BiomeWorldGrid;
 #[cfg(feature = "panel")]
 pub use panel::{BiomeWorldPanelPlugin, BiomeWorldPanelSystems};
 #[cfg(feature = "avian")]

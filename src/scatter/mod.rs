@@ -16,6 +16,7 @@ use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use bevy::diagnostic::DiagnosticPath;
+use bevy::math::DVec3;
 use bevy::prelude::*;
 use biome_core::SettingsError;
 use biome_core::check::Check;
@@ -30,6 +31,7 @@ pub use presence::{ScatterDespawned, ScatterSpawned};
 use presence::{ScatterPresence, Shown};
 
 use crate::models::spawn_instances;
+use crate::origin::WorldFrame;
 use crate::settings::BiomeWorldState;
 use crate::stream::{BuildKey, KindDiagnostics, LodConfig, StreamKind};
 
@@ -398,19 +400,20 @@ impl StreamKind for LayerStream {
         let (layout, generation) = (state.settings().layout, state.generation());
         let (layer, objects) = (self.name, built.0);
         let origin = key.node.origin(&layout);
-        let origin = Vec3::new(origin[0] as f32, 0.0, origin[1] as f32);
-        let parent = world
-            .spawn((
-                BiomeScatter {
-                    chunk: ChunkCoord::new(key.node.x, key.node.z),
-                    layer,
-                    generation,
-                    objects: objects.len(),
-                },
-                Transform::from_translation(origin),
-                Visibility::Hidden,
-            ))
-            .id();
+        let place = world
+            .resource::<WorldFrame>()
+            .place(DVec3::new(origin[0], 0.0, origin[1]));
+        let mut parent = world.spawn((
+            BiomeScatter {
+                chunk: ChunkCoord::new(key.node.x, key.node.z),
+                layer,
+                generation,
+                objects: objects.len(),
+            },
+            Visibility::Hidden,
+        ));
+        place.insert(&mut parent);
+        let parent = parent.id();
         // Layers without a look are told to game code alone.
         let shown = world
             .get_resource::<ScatterModels>()
@@ -418,7 +421,7 @@ impl StreamKind for LayerStream {
         ScatterChunk {
             parent,
             layer,
-            origin,
+            origin: Vec3::new(origin[0] as f32, 0.0, origin[1] as f32),
             unspawned: if shown { objects.len() } else { 0 },
             spawned: Vec::with_capacity(if shown { objects.len() } else { 0 }),
             placed: objects,

@@ -10,6 +10,7 @@ use super::{
     BiomeWorldEdits, BiomeWorldSettings, BiomeWorldState, BiomeWorldStreaming, ChunkMeshOptions,
 };
 use crate::BiomeWorldSystems;
+use crate::origin::WorldFrame;
 use crate::stream::FrameBudget;
 
 /// The world's settings and the generator built from them ([`BiomeWorldState`]), and the order
@@ -39,12 +40,22 @@ impl Plugin for BiomeWorldSettingsPlugin {
             .init_resource::<BiomeWorldEdits>()
             .register_type::<BiomeWorldEdits>()
             .init_resource::<FrameBudget>()
+            .init_resource::<WorldFrame>()
             .add_systems(
                 Update,
-                (apply_settings, apply_edits, begin_frame_budget)
+                (
+                    #[cfg(feature = "big_space")]
+                    crate::origin::read_world_grid,
+                    rebuild_in_a_new_frame,
+                    apply_settings,
+                    apply_edits,
+                    begin_frame_budget,
+                )
                     .chain()
                     .in_set(BiomeWorldSystems::Settings),
             );
+        #[cfg(feature = "big_space")]
+        app.register_type::<crate::BiomeWorldGrid>();
     }
 
     fn finish(&self, app: &mut App) {
@@ -95,6 +106,14 @@ fn apply_settings(
     }
     state.rebuild();
     state.settings = settings.clone();
+}
+
+/// Builds everything again when the world moved to another frame (another `big_space` grid):
+/// what was spawned sits in the old one.
+fn rebuild_in_a_new_frame(frame: Res<WorldFrame>, mut state: ResMut<BiomeWorldState>) {
+    if frame.is_changed() && !frame.is_added() {
+        state.rebuild();
+    }
 }
 
 /// Gives the generator the edits when they changed: only the nodes within reach of what changed

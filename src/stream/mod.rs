@@ -25,6 +25,8 @@ use bevy::platform::time::Instant;
 use bevy::prelude::*;
 use biome_core::ChunkError;
 
+use crate::origin::WorldFrame;
+
 pub use changes::AreaChanges;
 pub use planner::{BuildKey, ChunkPlanner, LodConfig};
 pub use tasks::background_async_compute;
@@ -244,16 +246,18 @@ pub(crate) struct StreamCounts {
     pub(crate) build_times: Vec<Duration>,
 }
 
-/// Where `anchors` stand on the ground plane, `[x, z]`, as planners take them.
+/// Where `anchors` stand on the ground plane, `[x, z]` in world units (through the
+/// [`WorldFrame`]), as planners take them.
 pub(crate) fn anchor_points<F: bevy::ecs::query::QueryFilter>(
     world: &World,
     anchors: &mut QueryState<&GlobalTransform, F>,
 ) -> Vec<[f64; 2]> {
+    let frame = world.resource::<WorldFrame>();
     anchors
         .iter(world)
         .map(|transform| {
-            let p = transform.translation();
-            [f64::from(p.x), f64::from(p.z)]
+            let p = frame.world_of(transform.translation());
+            [p.x, p.z]
         })
         .collect()
 }

@@ -9,6 +9,8 @@ use bevy::shader::ShaderRef;
 use biome_core::generator::SNOW_BAND;
 use biome_core::{MeshStyle, WorldSettings};
 
+use crate::origin::WorldFrame;
+
 /// The material of every terrain node when the app renders (`PbrPlugin` is added before
 /// [`crate::BiomeWorldPlugin`]).
 pub type TerrainMaterial = ExtendedMaterial<StandardMaterial, TerrainSurface>;
@@ -51,6 +53,10 @@ pub(crate) struct TerrainSurfaceUniform {
     pub(crate) fade: f32,
     /// Keeps the uniform a multiple of 16 bytes.
     pub(crate) padding: Vec2,
+    /// The world position drawn at the rendering origin (not zero under a floating origin), x
+    /// and z modulo [`SPLAT_PERIOD`]: what the shader adds to a pixel's position for its height
+    /// and its textures' coordinates.
+    pub(crate) render_origin: Vec4,
     /// What the splat layers draw; `layers` 0 without splatting.
     pub(crate) splat: SplatUniform,
 }
@@ -145,6 +151,7 @@ impl TerrainSurfaceUniform {
             vertex_colors_final: u32::from(style == MeshStyle::FlatTiles),
             fade: 1.0,
             padding: Vec2::ZERO,
+            render_origin: Vec4::ZERO,
             splat: SplatUniform::default(),
         }
     }
@@ -172,6 +179,37 @@ pub(crate) fn add_terrain_material(app: &mut App) {
     app.add_plugins(MaterialPlugin::<TerrainMaterial>::default())
         .add_systems(
             Update,
-            super::splat::take_splat_layers.after(crate::BiomeWorldSystems::Settings),
+            (
+                super::splat::take_splat_layers,
+                follow_render_origin.after(super::splat::take_splat_layers),
+            )
+                .after(crate::BiomeWorldSystems::Settings),
         );
+}
+
+/// World units within which the shader's texture coordinates are kept: splat layers whose size
+/// divides it tile seamlessly as a floating origin moves (sizes in powers of two up to 16 km).
+pub(crate) const SPLAT_PERIOD: f64 = 16_384.0;
+
+/// [`TerrainSurfaceUniform::render_origin`] for `frame`.
+pub(crate) fn shader_origin(frame: &WorldFrame) -> Vec4 {
+    let origin = frame.render_origin();
+    let wrap = |v: f64| v.rem_euclid(SPLAT_PERIOD) as f32;
+    Vec4::new(wrap(origin.x), origin.y as f32, wrap(origin.z), 0.0)
+}
+
+/// Tells every terrain material where the rendering origin is, when it moved or the material is
+/// new (only those that differ are touched, so nothing is uploaded again otherwise).
+fn follow_render_origin(frame: Res<WorldFrame>, mut materials: ResMut<Assets<TerrainMaterial>>) {
+    let origin = shader_origin(&frame);
+    let stale: Vec<AssetId<TerrainMaterial>> = materials
+        .iter()
+        .filter(|(_, material)| material.extension.surface.render_origin != origin)
+        .map(|(id, _)| id)
+        .collect();
+    for id in stale {
+        if let Some(mut material) = materials.get_mut(id) {
+            material.extension.surface.render_origin = origin;
+        }
+    }
 }

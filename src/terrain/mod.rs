@@ -19,6 +19,7 @@ use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use bevy::diagnostic::DiagnosticPath;
+use bevy::math::DVec3;
 use bevy::prelude::*;
 use biome_core::{ChunkError, ChunkLayout, HeightGrid, NodeCoord, Stitch, TreeInstance};
 
@@ -37,6 +38,7 @@ pub use view::HorizonView;
 
 use crate::areas::{self, GroundHolder};
 use crate::models::spawn_instances;
+use crate::origin::WorldFrame;
 use crate::settings::{BiomeWorldState, ChunkMeshOptions};
 use crate::stream::{BuildKey, ChunkPlanner, KindDiagnostics, StreamKind};
 use crate::trees::{BiomeForest, TreeModels, TreeSizes};
@@ -579,6 +581,9 @@ fn spawn_node(world: &mut World, key: BuildKey, built: BuiltNode) -> TerrainNode
     let forest = built
         .forest
         .map(|forest| world.resource_mut::<Assets<Mesh>>().add(forest));
+    let place = world
+        .resource::<WorldFrame>()
+        .place(DVec3::new(origin[0], 0.0, origin[1]));
     let mut terrain = world.spawn((
         BiomeChunk {
             node: key.node,
@@ -588,9 +593,9 @@ fn spawn_node(world: &mut World, key: BuildKey, built: BuiltNode) -> TerrainNode
             revision: key.revision,
         },
         Mesh3d(mesh),
-        Transform::from_xyz(origin[0] as f32, 0.0, origin[1] as f32),
         Visibility::Hidden,
     ));
+    place.insert(&mut terrain);
     if let Some(ground) = built.ground {
         terrain.insert(ground);
     }

@@ -11,6 +11,7 @@ use super::{
     TerrainMaterial, TerrainMaterials,
 };
 use crate::BiomeWorldSystems;
+use crate::origin::WorldFrame;
 use crate::settings::BiomeWorldState;
 use crate::stream::{FrameBudget, NodeStreamer, StreamView, anchor_points};
 
@@ -95,7 +96,10 @@ fn stream_terrain(
 ) {
     let started = Instant::now();
     let points = anchor_points(world, anchors);
-    warn_far_anchor(&mut world.resource_mut::<FarAnchorWatch>(), &points);
+    // In a floating origin's grid, far anchors are exact.
+    if !world.resource::<WorldFrame>().is_floating() {
+        warn_far_anchor(&mut world.resource_mut::<FarAnchorWatch>(), &points);
+    }
     let state = world.resource::<BiomeWorldState>();
     let view = StreamView {
         anchors: &points,

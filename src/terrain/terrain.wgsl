@@ -42,6 +42,9 @@ struct TerrainSurface {
     vertex_colors_final: u32,
     fade: f32,
     _padding: vec2<f32>,
+    // The world position drawn at the rendering origin (a floating origin's cell), x and z
+    // modulo 16,384 units.
+    render_origin: vec4<f32>,
     splat: Splat,
 }
 
@@ -179,7 +182,7 @@ fn fragment(
     if terrain.fade < 1.0 && dither(in.position.xy) > terrain.fade {
         discard;
     }
-    let world = in.world_position.xyz;
+    let world = in.world_position.xyz + terrain.render_origin.xyz;
     // In uniform control flow: every branch below samples with these.
     let px = project(world.zy);
     let py = project(world.xz);
