@@ -14,20 +14,27 @@
 //! shows or hides the settings panel. X (or `--splatting`) draws the ground with the built-in
 //! texture layers ([`TerrainSplatting::procedural`]) instead of flat colours. `--screenshot PATH`
 //! waits until every chunk in view is built, saves a PNG of the window and exits.
+//!
+//! Built with `--features big_space` the world lives in a floating origin's grid, and a flight
+//! far out (`--at 1e9,1e9`) draws as one near the origin.
 
 use std::f32::consts::FRAC_PI_2;
 use std::process::ExitCode;
 
 use bevy::input::mouse::AccumulatedMouseMotion;
+use bevy::math::DVec3;
 use bevy::prelude::*;
 use bevy_biome_world::prelude::*;
 
+#[path = "support/camera_place.rs"]
+mod camera_place;
 #[path = "support/scenery.rs"]
 mod scenery;
 #[path = "support/screenshot.rs"]
 mod screenshot;
 #[path = "support/world_args.rs"]
 mod world_args;
+use camera_place::{CameraPlace, spawn_camera, with_floating_origin};
 use scenery::{ScenePlugin, land_near, world_window};
 use screenshot::{ScreenshotPlugin, ScreenshotRequest};
 use world_args::StartNear;
@@ -54,9 +61,9 @@ fn main() -> ExitCode {
     let mut app = App::new();
     app.insert_resource(args.settings)
         .insert_resource(args.streaming)
-        .insert_resource(args.start)
-        .add_plugins(world_window("bevy_biome_world: fly over"))
-        .add_plugins((BiomeWorldPlugin, ScenePlugin))
+        .insert_resource(args.start);
+    with_floating_origin(&mut app, world_window("bevy_biome_world: fly over"));
+    app.add_plugins((BiomeWorldPlugin, ScenePlugin))
         .insert_resource(flight)
         .insert_resource(SplattingAtStart(splatting))
         .add_systems(Startup, setup)
@@ -103,6 +110,9 @@ struct Flight {
     altitude: Option<f32>,
     /// Height over the highest ground ahead the autopilot keeps.
     clearance: f32,
+    /// Where the camera is, in world units: exact far from the origin, where the camera's own
+    /// transform is relative to its cell (with `big_space`).
+    position: DVec3,
 }
 
 impl Default for Flight {
@@ -114,6 +124,7 @@ impl Default for Flight {
             pitch: -0.32,
             altitude: None,
             clearance: CLEARANCE,
+            position: DVec3::ZERO,
         }
     }
 }
@@ -148,7 +159,7 @@ fn setup(
     biome_world: BiomeWorld,
     start: Res<StartNear>,
     splatting: Res<SplattingAtStart>,
-    flight: Res<Flight>,
+    mut flight: ResMut<Flight>,
     mut images: ResMut<Assets<Image>>,
 ) {
     // Before the first builds, so they carry the layers' weights.
@@ -158,14 +169,23 @@ fn setup(
     // Start over land, above the beach.
     let start = land_near(&biome_world, start.0, 8.0);
     let ground = biome_world.height_at(start).max(0.0);
-    commands.spawn((
-        Camera3d::default(),
-        BiomeWorldAnchor,
-        HorizonView::default(),
-        Transform::from_xyz(start.x, ground + flight.clearance + 20.0, start.y).with_rotation(
-            Quat::from_euler(EulerRot::YXZ, flight.yaw, flight.pitch, 0.0),
+    let height = ground + flight.clearance + 20.0;
+    flight.position = DVec3::new(f64::from(start.x), f64::from(height), f64::from(start.y));
+    spawn_camera(
+        &mut commands,
+        flight.position,
+        Transform::from_rotation(Quat::from_euler(
+            EulerRot::YXZ,
+            flight.yaw,
+            flight.pitch,
+            0.0,
+        )),
+        (
+            Camera3d::default(),
+            BiomeWorldAnchor,
+            HorizonView::default(),
         ),
-    ));
+    );
 }
 
 fn toggle_control(
@@ -182,7 +202,7 @@ fn toggle_control(
     } else if flight.control == Control::Free && keys.just_pressed(KeyCode::Tab) {
         let (yaw, _, _) = camera.rotation.to_euler(EulerRot::YXZ);
         flight.heading = yaw;
-        flight.altitude = Some(camera.translation.y);
+        flight.altitude = Some(flight.position.y as f32);
         flight.control = Control::Autopilot;
     }
 }
@@ -193,7 +213,7 @@ fn autopilot(
     biome_world: BiomeWorld,
     screenshot: Option<Res<ScreenshotRequest>>,
     mut flight: ResMut<Flight>,
-    mut camera: Single<&mut Transform, With<Camera3d>>,
+    mut camera: CameraPlace,
 ) {
     if flight.control != Control::Autopilot || screenshot.is_some() {
         return;
@@ -201,18 +221,20 @@ fn autopilot(
     let dt = time.delta_secs();
     let t = time.elapsed_secs();
     flight.heading += (t * 0.05).sin() * 0.12 * dt;
-    let forward = Vec2::new(-flight.heading.sin(), -flight.heading.cos());
-    let here = camera.translation.xz() + forward * CRUISE_SPEED * dt;
+    let forward = Vec2::new(-flight.heading.sin(), -flight.heading.cos()).as_dvec2();
+    let here = flight.position.xz() + forward * f64::from(CRUISE_SPEED * dt);
     let highest = [0.0, 40.0, 90.0, 160.0, 240.0]
         .iter()
         .map(|&ahead| biome_world.height_at(here + forward * ahead))
         .fold(0.0_f32, f32::max);
     let target = highest + flight.clearance;
-    let altitude = flight.altitude.unwrap_or(camera.translation.y);
+    let altitude = flight.altitude.unwrap_or(flight.position.y as f32);
     let altitude = altitude + (target - altitude) * (1.0 - (-dt * 0.8).exp());
     flight.altitude = Some(altitude);
-    camera.translation = Vec3::new(here.x, altitude, here.y);
-    camera.rotation = Quat::from_euler(EulerRot::YXZ, flight.heading, flight.pitch, 0.0);
+    flight.position = DVec3::new(here.x, f64::from(altitude), here.y);
+    camera.set(flight.position);
+    camera.transform().rotation =
+        Quat::from_euler(EulerRot::YXZ, flight.heading, flight.pitch, 0.0);
 }
 
 #[cfg_attr(
@@ -230,7 +252,7 @@ fn free_flight(
     #[cfg(feature = "panel")] egui_input: Option<Res<bevy_egui::input::EguiWantsInput>>,
     biome_world: BiomeWorld,
     mut flight: ResMut<Flight>,
-    mut camera: Single<&mut Transform, With<Camera3d>>,
+    mut camera: CameraPlace,
 ) {
     if flight.control != Control::Free {
         return;
@@ -244,10 +266,11 @@ fn free_flight(
         flight.pitch =
             (flight.pitch - motion.delta.y * 0.003).clamp(-FRAC_PI_2 + 0.05, FRAC_PI_2 - 0.05);
     }
-    camera.rotation = Quat::from_euler(EulerRot::YXZ, flight.yaw, flight.pitch, 0.0);
+    let rotation = Quat::from_euler(EulerRot::YXZ, flight.yaw, flight.pitch, 0.0);
+    camera.transform().rotation = rotation;
     let mut direction = Vec3::ZERO;
-    let forward = camera.forward().as_vec3();
-    let right = camera.right().as_vec3();
+    let forward = rotation * Vec3::NEG_Z;
+    let right = rotation * Vec3::X;
     for (key, step) in [
         (KeyCode::KeyW, forward),
         (KeyCode::KeyS, -forward),
@@ -265,11 +288,11 @@ fn free_flight(
     } else {
         90.0
     };
-    camera.translation += direction.normalize_or_zero() * speed * time.delta_secs();
+    let mut position =
+        flight.position + (direction.normalize_or_zero() * speed * time.delta_secs()).as_dvec3();
     // Never below the ground.
-    let ground = biome_world
-        .ground_height_at(camera.translation.xz())
-        .max(0.0)
-        + 2.0;
-    camera.translation.y = camera.translation.y.max(ground);
+    let ground = biome_world.ground_height_at(position.xz()).max(0.0) + 2.0;
+    position.y = position.y.max(f64::from(ground));
+    flight.position = position;
+    camera.set(position);
 }

@@ -24,7 +24,7 @@ use big_space::prelude::{CellCoord, Grid};
 /// use bevy::prelude::*;
 /// use bevy_biome_world::prelude::*;
 /// use bevy_biome_world::BiomeWorldGrid;
-/// use `big_space`::prelude::*;
+/// use bevy_biome_world::big_space::prelude::*;
 ///
 /// fn setup(mut commands: Commands) {
 ///     commands.spawn_big_space(Grid::new(2048.0, 0.0), |root| {
@@ -101,6 +101,20 @@ impl WorldFrame {
                 + origin.cell().as_dvec3(&frame.grid);
         }
         global.as_dvec3()
+    }
+
+    /// Where world position `at` is drawn: the inverse of [`WorldFrame::world_of`], for what
+    /// is drawn without an entity (the panel's gizmos).
+    #[cfg(any(feature = "panel", all(test, feature = "big_space")))]
+    #[must_use]
+    pub(crate) fn render_of(&self, at: DVec3) -> Vec3 {
+        #[cfg(feature = "big_space")]
+        if let Some(frame) = &self.grid {
+            let origin = frame.grid.local_floating_origin();
+            let local = at - origin.cell().as_dvec3(&frame.grid);
+            return origin.grid_transform().transform_point3(local).as_vec3();
+        }
+        at.as_vec3()
     }
 
     /// The world position drawn at the rendering origin: zero without a grid.
@@ -215,6 +229,7 @@ mod tests {
                 + ((cell.z + (1 << 19)) as f32 * 2048.0) * Vec3::Z
                 + (cell.y as f32 * 2048.0) * Vec3::Y;
             assert_eq!(frame.world_of(drawn), at);
+            assert_eq!(frame.render_of(at), drawn);
         }
     }
 

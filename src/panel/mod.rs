@@ -14,6 +14,7 @@ use std::path::PathBuf;
 
 use bevy::asset::io::file::FileAssetReader;
 use bevy::diagnostic::{DiagnosticPath, DiagnosticsStore};
+use bevy::math::DVec3;
 use bevy::prelude::*;
 use bevy::tasks::AsyncComputeTaskPool;
 use bevy::tasks::futures::check_ready;
@@ -21,6 +22,7 @@ use bevy_egui::{EguiContexts, EguiPlugin, EguiPrimaryContextPass};
 use biome_core::RegionId;
 
 use crate::BiomeWorldSystems;
+use crate::origin::WorldFrame;
 use crate::scatter::BiomeScatterSettings;
 use crate::settings::{BiomeWorldEdits, BiomeWorldSettings, BiomeWorldState, BiomeWorldStreaming};
 use crate::terrain::{BiomeWorldAnchor, BiomeWorldStats};
@@ -130,6 +132,7 @@ fn refresh_view(
     time: Res<Time<Real>>,
     state: Res<BiomeWorldState>,
     anchors: Query<&GlobalTransform, With<BiomeWorldAnchor>>,
+    frame: Res<WorldFrame>,
     window: Res<PanelWindow>,
     mut view: ResMut<PanelView>,
 ) {
@@ -142,17 +145,13 @@ fn refresh_view(
     let Some(anchor) = anchors.iter().next() else {
         return;
     };
-    let position = anchor.translation();
+    let position = frame.world_of(anchor.translation());
     let forward = anchor.forward();
     view.camera = Some(CameraMark {
         position,
         heading: (-forward.x).atan2(-forward.z),
     });
-    view.here = Some(
-        state
-            .generator()
-            .sample(f64::from(position.x), f64::from(position.z)),
-    );
+    view.here = Some(state.generator().sample(position.x, position.z));
 
     if let Some(task) = &mut view.task
         && let Some(snapshot) = check_ready(task)
@@ -166,7 +165,7 @@ fn refresh_view(
     }
     // The land around the camera, not the whole horizon: a minimap of 16 km would show no detail.
     let span = 2.0 * f64::from(state.streaming().horizon.min(MINIMAP_REACH));
-    let center = [f64::from(position.x), f64::from(position.z)];
+    let center = [position.x, position.z];
     let stale = view.snapshot.as_ref().is_none_or(|s| {
         let moved = ((s.center[0] - center[0]).powi(2) + (s.center[1] - center[1]).powi(2)).sqrt();
         s.generation != state.generation() || moved > span / 12.0 || (s.span - span).abs() > 1.0
@@ -184,8 +183,8 @@ fn refresh_view(
 /// How far from the camera the minimap and the site gizmos reach at most, world units.
 const MINIMAP_REACH: f32 = 1536.0;
 
-/// Where each region's gizmo stands, and its colour.
-type SiteMarks = HashMap<RegionId, (Vec3, Color)>;
+/// Where each region's gizmo stands (world units), and its colour.
+type SiteMarks = HashMap<RegionId, (DVec3, Color)>;
 
 /// Region sites near the camera as gizmos: a post from the ground and a ring in the biome's
 /// colour. Sites are looked up once per settings generation, within half the view distance (gizmos
@@ -193,6 +192,7 @@ type SiteMarks = HashMap<RegionId, (Vec3, Color)>;
 fn draw_sites(
     state: Res<BiomeWorldState>,
     anchors: Query<&GlobalTransform, With<BiomeWorldAnchor>>,
+    frame: Res<WorldFrame>,
     view: Res<PanelView>,
     gizmos: Option<Gizmos>,
     mut cache: Local<(u64, SiteMarks)>,
@@ -212,9 +212,9 @@ fn draw_sites(
     }
     let generator = &state.generator();
     let grid = generator.regions();
-    let p = anchor.translation();
+    let p = frame.world_of(anchor.translation());
     let reach = f64::from(state.streaming().horizon.min(MINIMAP_REACH)) / 2.0;
-    let home = grid.cell_of(f64::from(p.x), f64::from(p.z));
+    let home = grid.cell_of(p.x, p.z);
     let cells = ((reach / grid.cell_size()).ceil() as i64).min(MAX_CELLS);
     for dz in -cells..=cells {
         for dx in -cells..=cells {
@@ -223,22 +223,20 @@ fn draw_sites(
                 z: home.z + dz,
             };
             let [x, z] = grid.site(region);
-            if (f64::from(p.x) - x).hypot(f64::from(p.z) - z) > reach {
+            if (p.x - x).hypot(p.z - z) > reach {
                 continue;
             }
             let &mut (base, color) = cache.1.entry(region).or_insert_with(|| {
                 let biome =
                     &generator.settings().biome_table.biomes[generator.region_biome(region)];
-                let base = Vec3::new(
-                    x as f32,
-                    generator.height_at(x, z).max(0.0) as f32,
-                    z as f32,
-                );
+                let base = DVec3::new(x, generator.height_at(x, z).max(0.0), z);
                 (
                     base,
                     Color::srgb_u8(biome.color.0, biome.color.1, biome.color.2),
                 )
             });
+            // Gizmos are drawn where the renderer is: relative to a floating origin.
+            let base = frame.render_of(base);
             gizmos.line(base, base + Vec3::Y * 40.0, color);
             gizmos.circle(
                 Isometry3d::new(

@@ -2,6 +2,7 @@
 //! open, the drafts of the settings, the preset folder, what it shows of the world around the
 //! camera, and the egui textures of those pictures.
 
+use bevy::math::DVec3;
 use bevy::prelude::*;
 use bevy::tasks::Task;
 use bevy_egui::egui;
@@ -146,7 +147,8 @@ impl PanelPresets {
 /// Where the camera is on the minimap.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct CameraMark {
-    pub(super) position: Vec3,
+    /// In world units.
+    pub(super) position: DVec3,
     /// Radians from north, clockwise.
     pub(super) heading: f32,
 }

@@ -428,8 +428,8 @@ fn minimap(ui: &mut egui::Ui, panel: &Panel<'_>) {
         let (position, heading) = (camera.position, camera.heading);
         let scale = f64::from(side) / snapshot.span;
         let offset = vec2(
-            ((f64::from(position.x) - snapshot.center[0]) * scale) as f32,
-            ((f64::from(position.z) - snapshot.center[1]) * scale) as f32,
+            ((position.x - snapshot.center[0]) * scale) as f32,
+            ((position.z - snapshot.center[1]) * scale) as f32,
         );
         let at = rect.center() + offset;
         let forward = vec2(-heading.sin(), -heading.cos()) * 14.0;

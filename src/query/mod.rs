@@ -2,12 +2,14 @@
 //! position from the same core the chunks come from, so its answers agree with the meshes.
 
 use bevy::ecs::system::SystemParam;
+use bevy::math::{DVec2, DVec3};
 use bevy::prelude::*;
 use biome_core::rays::GroundRay;
 use biome_core::{Biome, RegionId};
 use biome_core::{ChunkCoord, ChunkLayout, Sample, WorldGenerator};
 
 use crate::areas::BiomeAreas;
+use crate::origin::WorldFrame;
 use crate::settings::BiomeWorldState;
 
 /// Where a ray meets the ground ([`BiomeWorld::cast_ray`]).
@@ -42,10 +44,15 @@ pub struct FloorHit {
 ///     }
 /// }
 /// ```
+///
+/// Positions are world units, as `Vec2` / `Vec3` or, where `f32` is too coarse (it steps by
+/// 8 mm at 100 km from the origin), as `DVec2` / `DVec3`: far out under a floating origin, read
+/// an entity's with [`BiomeWorld::world_position`].
 #[derive(SystemParam)]
 pub struct BiomeWorld<'w> {
     state: Res<'w, BiomeWorldState>,
     areas: Option<Res<'w, BiomeAreas>>,
+    frame: Res<'w, WorldFrame>,
 }
 
 impl BiomeWorld<'_> {
@@ -61,12 +68,20 @@ impl BiomeWorld<'_> {
         self.state.layout()
     }
 
+    /// The world position of what is drawn at `global` (an entity's `GlobalTransform`): its
+    /// translation, or with a floating origin (feature `big_space`, a `BiomeWorldGrid`) the
+    /// position in the world's grid, exact however far out. The queries below take world
+    /// positions: `biome_world.height_at(biome_world.world_position(global).xz())`.
+    #[must_use]
+    pub fn world_position(&self, global: &GlobalTransform) -> DVec3 {
+        self.frame.world_of(global.translation())
+    }
+
     /// Height of the terrain field at `xz` (world x and z), 0 being sea level.
     #[must_use]
-    pub fn height_at(&self, xz: Vec2) -> f32 {
-        self.state
-            .generator()
-            .height_at(f64::from(xz.x), f64::from(xz.y)) as f32
+    pub fn height_at(&self, xz: impl Into<DVec2>) -> f32 {
+        let xz = xz.into();
+        self.state.generator().height_at(xz.x, xz.y) as f32
     }
 
     /// Height of the chunk mesh's surface at `xz`: the triangle under the point, interpolated
@@ -75,12 +90,12 @@ impl BiomeWorld<'_> {
     /// sky (an overhang's top where one reaches over `xz`); [`BiomeWorld::ground_below`] finds
     /// the floor under a point in a cave.
     #[must_use]
-    pub fn ground_height_at(&self, xz: Vec2) -> f32 {
-        let ground = self.state.generator().ground_top(
-            f64::from(xz.x),
-            f64::from(xz.y),
-            self.state.layout(),
-        );
+    pub fn ground_height_at(&self, xz: impl Into<DVec2>) -> f32 {
+        let xz = xz.into();
+        let ground = self
+            .state
+            .generator()
+            .ground_top(xz.x, xz.y, self.state.layout());
         ground.height as f32
     }
 
@@ -88,13 +103,12 @@ impl BiomeWorld<'_> {
     /// a body dropped there lands on, a cave's floor under its roof or the ground over the cave;
     /// `None` where the point lies inside the ground. Answered from the generator, loaded or not.
     #[must_use]
-    pub fn ground_below(&self, point: Vec3) -> Option<FloorHit> {
-        let floor = self.state.generator().ground_below(
-            f64::from(point.x),
-            f64::from(point.y),
-            f64::from(point.z),
-            self.state.layout(),
-        )?;
+    pub fn ground_below(&self, point: impl Into<DVec3>) -> Option<FloorHit> {
+        let point = point.into();
+        let floor =
+            self.state
+                .generator()
+                .ground_below(point.x, point.y, point.z, self.state.layout())?;
         let normal = Vec3::from_array(floor.normal.map(|c| c as f32));
         Some(FloorHit {
             height: floor.height as f32,
@@ -130,9 +144,9 @@ impl BiomeWorld<'_> {
     /// The water surface over `xz`: a river's or lake's where the point lies under one, sea
     /// level (0) where the ground lies below it, `None` on dry ground.
     #[must_use]
-    pub fn water_surface_at(&self, xz: Vec2) -> Option<f32> {
+    pub fn water_surface_at(&self, xz: impl Into<DVec2>) -> Option<f32> {
         let generator = &self.state.generator();
-        let (x, z) = (f64::from(xz.x), f64::from(xz.y));
+        let DVec2 { x, y: z } = xz.into();
         generator
             .river_water_at(x, z)
             .map(|w| w as f32)
@@ -141,15 +155,14 @@ impl BiomeWorld<'_> {
 
     /// Everything the world says about `xz`.
     #[must_use]
-    pub fn sample_at(&self, xz: Vec2) -> Sample {
-        self.state
-            .generator()
-            .sample(f64::from(xz.x), f64::from(xz.y))
+    pub fn sample_at(&self, xz: impl Into<DVec2>) -> Sample {
+        let xz = xz.into();
+        self.state.generator().sample(xz.x, xz.y)
     }
 
     /// The biome at `xz`, with its index in the biome table.
     #[must_use]
-    pub fn biome_at(&self, xz: Vec2) -> (usize, &Biome) {
+    pub fn biome_at(&self, xz: impl Into<DVec2>) -> (usize, &Biome) {
         let index = self.sample_at(xz).biome;
         (
             index,
@@ -159,14 +172,15 @@ impl BiomeWorld<'_> {
 
     /// The region `xz` belongs to (the nearest site after the border wobble).
     #[must_use]
-    pub fn region_at(&self, xz: Vec2) -> RegionId {
+    pub fn region_at(&self, xz: impl Into<DVec2>) -> RegionId {
         self.sample_at(xz).region
     }
 
     /// The chunk containing `xz`.
     #[must_use]
-    pub fn chunk_at(&self, xz: Vec2) -> ChunkCoord {
-        ChunkCoord::containing(f64::from(xz.x), f64::from(xz.y), self.state.layout())
+    pub fn chunk_at(&self, xz: impl Into<DVec2>) -> ChunkCoord {
+        let xz = xz.into();
+        ChunkCoord::containing(xz.x, xz.y, self.state.layout())
     }
 
     /// Whether the ground at `xz` is in, from the current settings: drawn at full detail where
@@ -175,7 +189,7 @@ impl BiomeWorld<'_> {
     /// [`BiomeWorld::ground_height_at`] says. Its area's [`AreaLoaded`](crate::AreaLoaded)
     /// comes with the first of these.
     #[must_use]
-    pub fn ground_ready_at(&self, xz: Vec2) -> bool {
+    pub fn ground_ready_at(&self, xz: impl Into<DVec2>) -> bool {
         self.areas
             .as_ref()
             .is_some_and(|areas| areas.is_ready(self.chunk_at(xz), self.state.generation()))
