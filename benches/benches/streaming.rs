@@ -33,7 +33,8 @@
 //! and the same with a 32 km horizon, its far nodes' meshes whole and thinned
 //! (`-- --view-sizes` prints only those). `-- --caves` runs the default view over the default
 //! world and over the `caves` preset's, and prints only those; `-- --far` the default view and
-//! the same to a 32 km horizon. `--single-threaded` runs `Update` and `PostUpdate` on Bevy's
+//! the same to a 32 km horizon, and with `--features big_space` the default view again 10^9 units
+//! out (x and z), the world in a floating origin's grid. `--single-threaded` runs `Update` and `PostUpdate` on Bevy's
 //! single-threaded executor: the plugin's own time, without the multi-threaded executor handing
 //! small systems to worker threads, which on a machine of few cores with builders running can
 //! wait for a core.
@@ -43,6 +44,7 @@ use std::time::{Duration, Instant};
 #[cfg(feature = "avian")]
 use bevy::diagnostic::DiagnosticsStore;
 use bevy::ecs::schedule::{ScheduleLabel, SingleThreadedExecutor};
+use bevy::math::DVec3;
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use bevy_biome_world::biome_core::edits::{BrushOp, EditShape};
@@ -193,12 +195,15 @@ enum Physics {
 
 /// An app streaming the default world with `streaming`; rocks, bushes and grass too if
 /// `scatter`.
+/// An app streaming `streaming` over `settings` around an anchor 80 units over world `(at, at)`:
+/// far out (`at` other than 0, feature `big_space`) in a floating origin's grid.
 fn app_with(
     streaming: BiomeWorldStreaming,
     scatter: bool,
     background: bool,
     physics: Physics,
     settings: BiomeWorldSettings,
+    at: f64,
 ) -> (App, Entity) {
     let mut app = App::new();
     let mut task_pools = TaskPoolOptions::default();
@@ -210,25 +215,35 @@ fn app_with(
             task_pool_options: task_pools,
         }),
         AssetPlugin::default(),
-        TransformPlugin,
-    ))
-    .insert_resource(TimeUpdateStrategy::ManualDuration(FRAME))
-    .insert_resource(streaming)
-    .insert_resource(settings)
-    .insert_resource(BiomeScatterSettings {
-        enabled: scatter,
-        ..default()
-    })
-    .add_plugins(BiomeWorldPlugin)
-    .init_resource::<UpdateTime>()
-    .add_systems(
-        Update,
-        start_update_timer.before(BiomeWorldSystems::Settings),
-    )
-    .add_systems(
-        PostUpdate,
-        stop_update_timer.before(TransformSystems::Propagate),
-    );
+    ));
+    #[cfg(feature = "big_space")]
+    if at == 0.0 {
+        app.add_plugins(TransformPlugin);
+    } else {
+        app.add_plugins(big_space::BigSpaceMinimalPlugins);
+    }
+    #[cfg(not(feature = "big_space"))]
+    {
+        assert_eq!(at, 0.0, "far starts need the big_space feature");
+        app.add_plugins(TransformPlugin);
+    }
+    app.insert_resource(TimeUpdateStrategy::ManualDuration(FRAME))
+        .insert_resource(streaming)
+        .insert_resource(settings)
+        .insert_resource(BiomeScatterSettings {
+            enabled: scatter,
+            ..default()
+        })
+        .add_plugins(BiomeWorldPlugin)
+        .init_resource::<UpdateTime>()
+        .add_systems(
+            Update,
+            start_update_timer.before(BiomeWorldSystems::Settings),
+        )
+        .add_systems(
+            PostUpdate,
+            stop_update_timer.before(TransformSystems::Propagate),
+        );
     #[cfg(feature = "avian")]
     if physics != Physics::Off {
         app.add_plugins((PhysicsPlugins::default(), BiomeWorldPhysicsPlugin));
@@ -242,10 +257,12 @@ fn app_with(
     }
     app.finish();
     app.cleanup();
-    let anchor = app
-        .world_mut()
-        .spawn(Transform::from_xyz(0.0, 80.0, 0.0))
-        .id();
+    let anchor = app.world_mut().spawn_empty().id();
+    #[cfg(feature = "big_space")]
+    if at != 0.0 {
+        big_space::spawn_far_anchor(app.world_mut(), anchor);
+    }
+    set_anchor(&mut app, anchor, DVec3::new(at, 80.0, at));
     match physics {
         Physics::Off => {
             app.world_mut().entity_mut(anchor).insert(BiomeWorldAnchor);
@@ -284,6 +301,85 @@ fn run_until_idle(app: &mut App) {
     }
 }
 
+/// Where `anchor` is, in world units.
+fn anchor_at(app: &App, anchor: Entity) -> DVec3 {
+    #[cfg(feature = "big_space")]
+    if let Some(at) = big_space::anchor_at(app, anchor) {
+        return at;
+    }
+    app.world()
+        .get::<Transform>(anchor)
+        .expect("the anchor exists")
+        .translation
+        .as_dvec3()
+}
+
+/// Puts `anchor` at world position `at`.
+fn set_anchor(app: &mut App, anchor: Entity, at: DVec3) {
+    #[cfg(feature = "big_space")]
+    if big_space::set_anchor(app, anchor, at) {
+        return;
+    }
+    app.world_mut()
+        .entity_mut(anchor)
+        .insert(Transform::from_translation(at.as_vec3()));
+}
+
+/// The far start's floating origin.
+#[cfg(feature = "big_space")]
+mod big_space {
+    use bevy::math::DVec3;
+    use bevy::prelude::*;
+    use bevy_biome_world::BiomeWorldGrid;
+    pub(crate) use bevy_biome_world::big_space::plugin::BigSpaceMinimalPlugins;
+    use bevy_biome_world::big_space::prelude::{
+        BigSpaceRootBundle, CellCoord, FloatingOrigin, Grid,
+    };
+
+    /// Makes `anchor` the floating origin of a new big space, the world's grid.
+    pub(crate) fn spawn_far_anchor(world: &mut World, anchor: Entity) {
+        let root = world
+            .spawn((
+                BigSpaceRootBundle {
+                    grid: Grid::new(2048.0, 0.0),
+                    ..default()
+                },
+                BiomeWorldGrid,
+            ))
+            .id();
+        world
+            .entity_mut(anchor)
+            .insert((FloatingOrigin, CellCoord::default(), ChildOf(root)));
+    }
+
+    fn grid(app: &App) -> Option<Grid> {
+        let world = app.world();
+        let mut grids = world.try_query_filtered::<&Grid, With<BiomeWorldGrid>>()?;
+        grids.iter(world).next().cloned()
+    }
+
+    /// `anchor`'s world position, if it is in the world's grid.
+    pub(crate) fn anchor_at(app: &App, anchor: Entity) -> Option<DVec3> {
+        let cell = app.world().get::<CellCoord>(anchor)?;
+        let transform = app.world().get::<Transform>(anchor)?;
+        Some(grid(app)?.grid_position_double(cell, transform))
+    }
+
+    /// Puts `anchor` at `at` if it is in the world's grid: its cell and the offset in it.
+    pub(crate) fn set_anchor(app: &mut App, anchor: Entity, at: DVec3) -> bool {
+        let Some(grid) = grid(app) else {
+            return false;
+        };
+        let (cell, offset) = grid.translation_to_grid(at);
+        let mut entity = app.world_mut().entity_mut(anchor);
+        if !entity.contains::<CellCoord>() {
+            return false;
+        }
+        entity.insert((cell, Transform::from_translation(offset)));
+        true
+    }
+}
+
 fn fly(app: &mut App, anchor: Entity, speed: f32) -> Flight {
     let mut plugin_ms = Vec::new();
     let (mut stream_ms, mut apply_ms) = (Vec::new(), Vec::new());
@@ -291,27 +387,19 @@ fn fly(app: &mut App, anchor: Entity, speed: f32) -> Flight {
     let mut rest_ms = Vec::new();
     let (mut frame_ms, mut collider_ms) = (Vec::new(), Vec::new());
     let applied_before = app.world().resource::<BiomeWorldStats>().applied_total;
-    let start = app
-        .world()
-        .get::<Transform>(anchor)
-        .expect("anchor")
-        .translation;
+    let start = anchor_at(app, anchor);
     let (mut uncovered_frames, mut uncovered_run, mut run) = (0, 0, 0);
     for frame in 0..FLIGHT_SECONDS * 60 {
         let deadline = Instant::now() + FRAME;
-        let x = start.x + speed * (frame + 1) as f32 / 60.0;
-        app.world_mut()
-            .get_mut::<Transform>(anchor)
-            .expect("the anchor exists")
-            .translation
-            .x = x;
+        let x = start.x + f64::from(speed * (frame + 1) as f32 / 60.0);
+        set_anchor(app, anchor, DVec3::new(x, start.y, start.z));
         let started = Instant::now();
         app.update();
         frame_ms.push(started.elapsed().as_secs_f64() * 1000.0);
         plugin_ms.push(app.world().resource::<UpdateTime>().ms);
         // Only when terrain is drawn (a collider-only app anchors nothing).
         if app.world().resource::<BiomeWorldStats>().loaded > 0 {
-            if covered(app, [f64::from(x), f64::from(start.z)]) {
+            if covered(app, [x, start.z]) {
                 run = 0;
             } else {
                 uncovered_frames += 1;
@@ -416,6 +504,7 @@ fn print_physics_costs(background: bool) {
             background,
             physics,
             BiomeWorldSettings::default(),
+            0.0,
         );
         if physics != Physics::CollidersAlone {
             run_until_idle(&mut app);
@@ -523,6 +612,7 @@ fn print_edit_costs(background: bool) {
         background,
         Physics::Off,
         BiomeWorldSettings::default(),
+        0.0,
     );
     run_until_idle(&mut app);
     let height = |app: &App, [x, z]: [f64; 2]| {
@@ -649,17 +739,19 @@ fn terraform(app: &mut App, strokes: u32, z: f64, changes: u32) -> (u32, Vec<f64
     (lag, plugin_ms)
 }
 
+/// Fills and flies `streaming` over `settings` from world `(at, at)`.
 fn measure(
     name: &'static str,
     streaming: BiomeWorldStreaming,
     scatter: bool,
     background: bool,
     settings: BiomeWorldSettings,
+    at: f64,
 ) -> Outcome {
     let horizon_m = streaming.horizon;
-    let (mut app, anchor) = app_with(streaming, scatter, background, Physics::Off, settings);
+    let (mut app, anchor) = app_with(streaming, scatter, background, Physics::Off, settings, at);
     // The probes see an empty world as uncovered.
-    assert!(!covered(&mut app, [0.0, 0.0]));
+    assert!(!covered(&mut app, [at, at]));
     let started = Instant::now();
     run_until_idle(&mut app);
     let fill_s = started.elapsed().as_secs_f64();
@@ -924,6 +1016,7 @@ fn main() {
             scatter,
             background,
             settings,
+            0.0,
         )
     };
     // The default view, and the same to a 32 km horizon.
@@ -937,12 +1030,23 @@ fn main() {
             true,
             background,
             BiomeWorldSettings::default(),
+            0.0,
         )
     };
     if std::env::args().any(|arg| arg == "--far") {
         let outcomes = [
             lod("lod default", true, BiomeWorldSettings::default()),
             far(),
+            // 10^9 units out, in a floating origin's grid.
+            #[cfg(feature = "big_space")]
+            measure(
+                "lod default at 1e9",
+                BiomeWorldStreaming::default(),
+                true,
+                background,
+                BiomeWorldSettings::default(),
+                1e9,
+            ),
         ];
         print_outcomes(&outcomes, background);
         print_results(&outcomes);
@@ -972,6 +1076,7 @@ fn main() {
             true,
             background,
             BiomeWorldSettings::default(),
+            0.0,
         ),
         lod("lod default", true, BiomeWorldSettings::default()),
         // The same without rocks, bushes and grass: what they cost the main thread.
