@@ -188,12 +188,12 @@ impl Surface {
 
     /// How far an upright capsule's surface is from the ground (negative inside it): the
     /// distance from its axis, sampled every 5 cm, less its radius.
-    fn capsule_gap(&mut self, centre: Vec3, radius: f32, length: f32) -> f64 {
+    fn capsule_gap(&mut self, centre: DVec3, radius: f32, length: f32) -> f64 {
         let samples = (length / 0.05).ceil() as i32;
         (0..=samples)
             .map(|k| {
                 let along = -length / 2.0 + length * k as f32 / samples as f32;
-                self.distance((centre + Vec3::Y * along).as_dvec3())
+                self.distance(centre + DVec3::Y * f64::from(along))
             })
             .fold(f64::INFINITY, f64::min)
             - f64::from(radius)
@@ -403,7 +403,7 @@ fn slide(
         app.update();
         let p = app.world().get::<Transform>(capsule).unwrap().translation;
         slide.travelled = (p.xz() - start).dot(direction);
-        let gap = surface.capsule_gap(p, CAPSULE_RADIUS, CAPSULE_LENGTH);
+        let gap = surface.capsule_gap(p.as_dvec3(), CAPSULE_RADIUS, CAPSULE_LENGTH);
         slide.lowest = slide.lowest.min(gap);
         slide.highest = slide.highest.max(gap);
         let cell = ((p.x / chunk).floor() as i32, (p.z / chunk).floor() as i32);
@@ -1147,4 +1147,231 @@ fn a_ball_falls_into_a_cave_mouth() {
         "the ball dropped over the mouth at ({x}, {z}) from {drop} came {deepest} under the \
          height field"
     );
+}
+
+/// Physics 2^30 units out (about 10^9) under `big_space`'s floating origin (features `avian` and
+/// `big_space`): avian simulates relative to the floating origin's cell, so bodies there rest
+/// and slide as at the origin, and keep doing so when the camera moves to another cell.
+#[cfg(feature = "big_space")]
+mod far {
+    use bevy::math::DVec2;
+    use bevy_biome_world::BiomeWorldGrid;
+    use bevy_biome_world::big_space::plugin::BigSpaceMinimalPlugins;
+    use bevy_biome_world::big_space::prelude::{
+        BigSpaceRootBundle, CellCoord, FloatingOrigin, Grid,
+    };
+
+    use super::*;
+
+    const FAR: f64 = (1u64 << 30) as f64;
+    const CELL: f64 = 2048.0;
+
+    /// The floating origin, which follows the body marked so.
+    #[derive(Component)]
+    struct Eye;
+
+    #[derive(Component)]
+    struct Followed;
+
+    /// [`app`] under a floating origin: the world in a `BiomeWorldGrid` of 2,048-unit cells, the
+    /// eye its floating origin at world `(offset + 1000, 0, offset)`, 24 units short of its
+    /// cell's edge.
+    fn far_app(offset: f64) -> App {
+        let mut app = App::new();
+        app.add_plugins((
+            MinimalPlugins,
+            AssetPlugin::default(),
+            BigSpaceMinimalPlugins,
+            BiomeWorldPlugin,
+            PhysicsPlugins::default(),
+            BiomeWorldPhysicsPlugin,
+        ))
+        .insert_resource(BiomeColliderSettings {
+            radius: 16.0,
+            ..default()
+        })
+        .insert_resource(little_terrain())
+        .insert_resource(BiomeScatterSettings {
+            enabled: false,
+            ..default()
+        })
+        .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(
+            STEP,
+        )))
+        .insert_resource(Time::<Fixed>::from_seconds(STEP))
+        .add_systems(Update, follow);
+        app.finish();
+        app.cleanup();
+        let grid = Grid::new(CELL as f32, 0.0);
+        let (cell, at) = grid.translation_to_grid(DVec3::new(offset + 1000.0, 0.0, offset));
+        let world = app.world_mut();
+        let root = world
+            .spawn((BigSpaceRootBundle { grid, ..default() }, BiomeWorldGrid))
+            .id();
+        world.spawn((
+            Eye,
+            FloatingOrigin,
+            BiomeWorldAnchor,
+            cell,
+            Transform::from_translation(at),
+            ChildOf(root),
+        ));
+        // big_space's first propagation, which places the physics origin at the eye's cell.
+        app.update();
+        app
+    }
+
+    /// Keeps the eye on the followed body, as a camera following a player.
+    fn follow(
+        biome_world: BiomeWorld,
+        followed: Query<&GlobalTransform, With<Followed>>,
+        grid: Single<&Grid, With<BiomeWorldGrid>>,
+        mut eye: Single<(&mut CellCoord, &mut Transform), With<Eye>>,
+    ) {
+        if let Some(body) = followed.iter().next() {
+            let (cell, at) = grid.translation_to_grid(biome_world.world_position(body));
+            *eye.0 = cell;
+            eye.1.translation = at;
+        }
+    }
+
+    /// The world position of the physics frame's origin: the eye's cell.
+    fn physics_origin(app: &mut App) -> DVec3 {
+        let world = app.world_mut();
+        let cell = *world
+            .query_filtered::<&CellCoord, With<Eye>>()
+            .single(world)
+            .unwrap();
+        DVec3::new(cell.x as f64, cell.y as f64, cell.z as f64) * CELL
+    }
+
+    fn ground_at(app: &mut App, xz: DVec2) -> f64 {
+        app.world_mut()
+            .run_system_once(move |world: BiomeWorld| world.ground_height_at(xz))
+            .expect("runs")
+            .into()
+    }
+
+    /// What the run saw: the worst rest of a ball, and a capsule pushed across a cell's edge.
+    #[derive(Debug)]
+    struct FarRun {
+        worst_rest: f64,
+        capsule_lowest: f64,
+        /// The longest step it made in a frame, in the world.
+        longest_step: f64,
+        travelled: f64,
+        cells_crossed: f64,
+    }
+
+    /// Thirty balls dropped near the eye come to rest; then a capsule is pushed 60 units east
+    /// at 10 m/s from 10 units short of the cell's edge, the eye following it into the next
+    /// cell, which moves the physics origin by 2,048 units under it.
+    fn run(offset: f64) -> FarRun {
+        let mut app = far_app(offset);
+        let origin = physics_origin(&mut app);
+        assert_eq!(origin, DVec3::new(offset, 0.0, offset));
+        let mut surface = Surface::new(&app);
+        let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+        let radius = 0.3;
+        let mut balls = Vec::new();
+        // Cell offsets are whole chunks, so the seams are where they are at the origin.
+        for [x, z] in points_near(&mut rng, chunk_size(&app), 1000.0, 0.0, 24.0, 30) {
+            let local = DVec2::new(x, z);
+            let y = ground_at(&mut app, local + origin.xz()) + f64::from(radius) + 1.0;
+            let ball = app
+                .world_mut()
+                .spawn((
+                    BiomeWorldCollider,
+                    RigidBody::Static,
+                    Collider::sphere(radius),
+                    Friction::new(2.0).with_combine_rule(CoefficientCombine::Max),
+                    Restitution::ZERO,
+                    LockedAxes::ROTATION_LOCKED,
+                    Transform::from_xyz(local.x as f32, y as f32, local.y as f32),
+                ))
+                .id();
+            balls.push(ball);
+        }
+        settle(&mut app);
+        release(&mut app, &balls);
+        for _ in 0..900 {
+            app.update();
+        }
+        let mut worst_rest = 0.0f64;
+        for &ball in &balls {
+            let p = app.world().get::<Transform>(ball).unwrap().translation;
+            let speed = app.world().get::<LinearVelocity>(ball).unwrap().length();
+            let gap = surface.distance(p.as_dvec3() + origin) - f64::from(radius);
+            assert!(
+                gap.abs() < 0.01 && speed < 0.05,
+                "{offset}: ball at {p} rests {gap:+.4} m off the ground at {speed:.3} m/s"
+            );
+            worst_rest = worst_rest.max(gap.abs());
+        }
+        for ball in balls {
+            app.world_mut().despawn(ball);
+        }
+
+        let foot = f64::from(CAPSULE_RADIUS + CAPSULE_LENGTH / 2.0);
+        let start = DVec2::new(1014.0, 5.0);
+        let y = ground_at(&mut app, start + origin.xz()) + foot + 0.02;
+        let capsule = spawn_capsule(&mut app, start.extend(y).xzy().as_vec3());
+        app.world_mut().entity_mut(capsule).insert(Followed);
+        settle(&mut app);
+        release(&mut app, &[capsule]);
+        let mut lowest = f64::INFINITY;
+        let (mut travelled, mut longest_step) = (0.0, 0.0f64);
+        let mut last = start.extend(y).xzy() + origin;
+        for _ in 0..360 {
+            app.world_mut()
+                .get_mut::<LinearVelocity>(capsule)
+                .unwrap()
+                .x = 10.0;
+            app.update();
+            let frame_origin = physics_origin(&mut app);
+            let p = app.world().get::<Transform>(capsule).unwrap().translation;
+            let at = p.as_dvec3() + frame_origin;
+            let gap = surface.capsule_gap(at, CAPSULE_RADIUS, CAPSULE_LENGTH);
+            lowest = lowest.min(gap);
+            longest_step = longest_step.max(at.distance(last));
+            last = at;
+            travelled = at.x - (start.x + origin.x);
+        }
+        FarRun {
+            worst_rest,
+            capsule_lowest: lowest,
+            longest_step,
+            travelled,
+            cells_crossed: (physics_origin(&mut app).x - origin.x) / CELL,
+        }
+    }
+
+    #[test]
+    fn far_out_bodies_rest_and_slide_as_at_the_origin_across_cells() {
+        let near = run(0.0);
+        let far = run(FAR);
+        eprintln!("at the origin: {near:?}\n2^30 units out: {far:?}");
+        for (name, seen) in [("origin", &near), ("far", &far)] {
+            assert_eq!(
+                seen.cells_crossed, 1.0,
+                "{name}: the eye moved one cell east"
+            );
+            assert!(
+                seen.travelled > 50.0,
+                "{name}: the capsule went {} m",
+                seen.travelled
+            );
+            assert!(
+                seen.capsule_lowest > -0.02,
+                "{name}: into the ground: {seen:?}"
+            );
+            // 10 m/s is 0.17 m a frame: a body the origin's move left behind would jump by
+            // up to a cell.
+            assert!(seen.longest_step < 0.5, "{name}: a jump: {seen:?}");
+        }
+        assert!(
+            far.worst_rest <= near.worst_rest.max(0.002) + 0.002,
+            "far out the balls rest worse than at the origin: {far:?} against {near:?}"
+        );
+    }
 }

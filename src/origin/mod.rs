@@ -150,6 +150,14 @@ impl WorldFrame {
     }
 }
 
+/// The world position drawn at the rendering origin under `grid` (the world's).
+#[cfg(feature = "big_space")]
+#[must_use]
+pub(crate) fn render_origin_of(grid: &Grid) -> DVec3 {
+    let origin = grid.local_floating_origin();
+    origin.grid_transform().inverse().translation + origin.cell().as_dvec3(grid)
+}
+
 /// Reads the world's grid and its floating origin (as `big_space` left them after the last
 /// frame's propagation, which the anchors' `GlobalTransform`s are also from). The frame is
 /// marked changed only when the world moves to another grid (or out of one): what was spawned

@@ -55,6 +55,7 @@ use avian3d::parry::shape::SharedShape;
 use avian3d::parry::utils::Array2;
 use avian3d::prelude::*;
 use bevy::diagnostic::DiagnosticPath;
+use bevy::math::DVec3;
 use bevy::prelude::*;
 use biome_core::SettingsError;
 use biome_core::check::Check;
@@ -256,8 +257,9 @@ impl BiomeColliderStats {
 /// A finished collider build.
 pub(crate) struct BuiltColliders {
     ground: Collider,
-    /// Where the ground collider goes.
-    transform: Transform,
+    /// Where the ground collider goes, in world units: placed relative to the physics origin
+    /// when it spawns.
+    center: DVec3,
     trunks: Option<BuiltTrunks>,
 }
 
@@ -345,7 +347,7 @@ impl StreamKind for ColliderKind {
                 },
                 RigidBody::Static,
                 built.ground,
-                built.transform,
+                world.resource::<PhysicsOrigin>().place(built.center),
             ))
             .id();
         let mut trunks = 0;
@@ -465,33 +467,31 @@ fn build_colliders(
             }
         }
     };
-    let transform = heightfield_transform(&ground.heights);
-    let trunks = trunks.filter(|_| !ground.trees.is_empty()).map(|sizes| {
-        let origin = Vec3::new(
-            ground.heights.origin[0] as f32,
-            0.0,
-            ground.heights.origin[1] as f32,
-        );
-        BuiltTrunks {
+    let center = heightfield_center(&ground.heights);
+    // From the collider's centre to the chunk's origin, where vertices and trunks are relative
+    // to: small and exact however far out the chunk is.
+    let to_origin = (chunk_origin(&ground.heights) - center).as_vec3();
+    let trunks = trunks
+        .filter(|_| !ground.trees.is_empty())
+        .map(|sizes| BuiltTrunks {
             collider: trunk_compound(&ground.trees, &sizes),
             count: ground.trees.len(),
-            transform: Transform::from_translation(origin - transform.translation),
-        }
-    });
+            transform: Transform::from_translation(to_origin),
+        });
     let shape = ground
         .volume
         .as_ref()
-        .and_then(|volume| trimesh(volume, &ground.heights, &transform))
+        .and_then(|volume| trimesh(volume, to_origin))
         .unwrap_or_else(|| heightfield(&ground.heights));
     Ok(BuiltColliders {
         ground: shape,
-        transform,
+        center,
         trunks,
     })
 }
 
 /// A heightfield of `grid`, centred on the grid (where its entity goes,
-/// [`heightfield_transform`]). Parry's rows run along z and its columns along x, and it splits
+/// [`heightfield_center`]). Parry's rows run along z and its columns along x, and it splits
 /// every cell along the same diagonal as the meshes. Without parry's internal-edge fix: with it,
 /// a ball dropped where four chunks meet sank 4 cm into the ground; without it a body slides
 /// over seams as over one seamless field (`tests/physics.rs`).
@@ -505,11 +505,10 @@ fn heightfield(grid: &HeightGrid) -> Collider {
     ))
 }
 
-/// A triangle mesh of a chunk's `volume` surface, for an entity at `transform` (where its
-/// heightfield of `grid` would go); `None` for a surface parry refuses (one without triangles).
-fn trimesh(volume: &VolumeGround, grid: &HeightGrid, transform: &Transform) -> Option<Collider> {
-    let origin = Vec3::new(grid.origin[0] as f32, 0.0, grid.origin[1] as f32);
-    let offset = origin - transform.translation;
+/// A triangle mesh of a chunk's `volume` surface (relative to the chunk's origin), for an entity
+/// `offset` from that origin (where its heightfield would go); `None` for a surface parry refuses
+/// (one without triangles).
+fn trimesh(volume: &VolumeGround, offset: Vec3) -> Option<Collider> {
     let vertices = volume
         .positions
         .iter()
@@ -523,14 +522,78 @@ fn trimesh(volume: &VolumeGround, grid: &HeightGrid, transform: &Transform) -> O
     Collider::try_trimesh(vertices, triangles).ok()
 }
 
-/// Where the entity of [`heightfield`]`(grid)` goes.
-fn heightfield_transform(grid: &HeightGrid) -> Transform {
+/// Where the entity of [`heightfield`]`(grid)` goes, in world units.
+fn heightfield_center(grid: &HeightGrid) -> DVec3 {
     let half = (grid.side - 1) as f64 * grid.spacing / 2.0;
-    Transform::from_xyz(
-        (grid.origin[0] + half) as f32,
-        0.0,
-        (grid.origin[1] + half) as f32,
-    )
+    chunk_origin(grid) + DVec3::new(half, 0.0, half)
+}
+
+/// The world position of `grid`'s first vertex column, at height 0.
+fn chunk_origin(grid: &HeightGrid) -> DVec3 {
+    DVec3::new(grid.origin[0], 0.0, grid.origin[1])
+}
+
+/// The world position of avian's zero. Without a floating origin it is the world's. With one
+/// (feature `big_space`, a `BiomeWorldGrid`) physics runs where the renderer does, relative to
+/// the floating origin's cell, so bodies near the camera simulate in small coordinates wherever
+/// it is: the colliders are placed relative to it, and when the camera moves to another cell,
+/// every body and collider at the root of the hierarchy moves with it ([`follow_floating_origin`]).
+#[derive(Resource, Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct PhysicsOrigin {
+    /// `None` until a floating origin is seen.
+    at: Option<DVec3>,
+}
+
+impl PhysicsOrigin {
+    /// Where a collider at world position `at` goes.
+    fn place(self, at: DVec3) -> Transform {
+        Transform::from_translation((at - self.at.unwrap_or(DVec3::ZERO)).as_vec3())
+    }
+}
+
+/// Bodies and colliders at the root of the hierarchy, outside the grid: what simulates in the
+/// physics frame.
+#[cfg(feature = "big_space")]
+type RootBodies = (
+    Or<(With<RigidBody>, With<Collider>)>,
+    Without<ChildOf>,
+    Without<big_space::prelude::CellCoord>,
+);
+
+/// Moves the physics origin to the floating origin's cell, after `big_space` propagated the
+/// frame's transforms: each body and collider at the root moves by the opposite (its
+/// `Transform`, its `Position`, and the `GlobalTransform`s of it and its children, so this
+/// frame draws it where it is), which keeps it where it is in the world.
+#[cfg(feature = "big_space")]
+pub(crate) fn follow_floating_origin(
+    grids: Query<&big_space::prelude::Grid, With<crate::BiomeWorldGrid>>,
+    mut origin: ResMut<PhysicsOrigin>,
+    mut bodies: Query<(Entity, &mut Transform, Option<&mut Position>), RootBodies>,
+    children: Query<&Children>,
+    mut globals: Query<&mut GlobalTransform>,
+) {
+    let Some(grid) = grids.iter().next() else {
+        return;
+    };
+    let now = crate::origin::render_origin_of(grid);
+    let Some(before) = origin.at.replace(now) else {
+        return;
+    };
+    if now == before {
+        return;
+    }
+    let by = (before - now).as_vec3();
+    for (entity, mut transform, position) in &mut bodies {
+        transform.translation += by;
+        if let Some(mut position) = position {
+            position.0 += by;
+        }
+        for part in std::iter::once(entity).chain(children.iter_descendants(entity)) {
+            if let Ok(mut global) = globals.get_mut(part) {
+                *global = GlobalTransform::from_translation(by) * *global;
+            }
+        }
+    }
 }
 
 /// One compound of a cylinder per trunk, relative to the chunk origin.

@@ -6,8 +6,8 @@ use bevy::prelude::*;
 use biome_core::ChunkLayout;
 
 use super::{
-    BiomeColliderSettings, BiomeColliderStats, BiomeWorldCollider, ColliderKind, TerrainCollider,
-    TrunkColliders,
+    BiomeColliderSettings, BiomeColliderStats, BiomeWorldCollider, ColliderKind, PhysicsOrigin,
+    TerrainCollider, TrunkColliders,
 };
 use crate::BiomeWorldSystems;
 use crate::settings::BiomeWorldState;
@@ -49,6 +49,18 @@ impl Plugin for BiomeWorldPhysicsPlugin {
                     apply_colliders.in_set(BiomeWorldPhysicsSystems::Apply),
                 ),
             );
+        app.init_resource::<PhysicsOrigin>();
+        #[cfg(feature = "big_space")]
+        {
+            // Once the frame's transforms are propagated, before anything reads them.
+            let follow = || {
+                super::follow_floating_origin
+                    .after(TransformSystems::Propagate)
+                    .before(bevy::camera::visibility::VisibilitySystems::CheckVisibility)
+            };
+            app.add_systems(PostStartup, follow())
+                .add_systems(PostUpdate, follow());
+        }
     }
 }
 
