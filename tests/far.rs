@@ -1,9 +1,9 @@
 //! The world far from the origin under `big_space`'s floating origin (feature `big_space`):
 //! headless apps with `BigSpaceMinimalPlugins` in place of `TransformPlugin`, the world in a
-//! `BiomeWorldGrid`, the anchor the floating origin. 2^30 units out (about 10^9), where an
-//! `f32` position steps by 128 units, the terrain must be what it is at the origin: the same
-//! nodes around the anchor, drawn at the same place relative to the camera, with seams that
-//! meet.
+//! `BiomeWorldGrid`, the anchor the floating origin. 2^20, 2^30 and 2^40 units out (about 10^6,
+//! 10^9 and 10^12), where an `f32` position steps by an eighth of a unit, 128 units and 131,072
+//! units, the terrain must be what it is at the origin: the same nodes around the anchor, drawn
+//! at the same place relative to the camera, with seams that meet.
 
 #[expect(dead_code, reason = "this file steps apps and draws no random numbers")]
 mod common;
@@ -20,9 +20,14 @@ use bevy_biome_world::biome_core::{ChunkLayout, MeshStyle, NodeCoord};
 use bevy_biome_world::prelude::*;
 use bevy_biome_world::{BiomeWorldGrid, ChunkFade, ChunkReplaced};
 
-/// 2^30 units: a multiple of every node's size, so the quadtree lies over the anchor there as
-/// it does at the origin; and of the grid's cell, so the camera's cell offset is the same.
-const FAR: f64 = (1u64 << 30) as f64;
+/// 2^20, 2^30 and 2^40 units: multiples of every node's size, so the quadtree lies over the
+/// anchor there as it does at the origin; and of the grid's cell, so the camera's cell offset is
+/// the same.
+const FAR: [f64; 3] = [
+    (1u64 << 20) as f64,
+    (1u64 << 30) as f64,
+    (1u64 << 40) as f64,
+];
 
 /// A power-of-two cell, as `BiomeWorldGrid`'s docs advise.
 const CELL: f32 = 2048.0;
@@ -127,11 +132,7 @@ impl FarApp {
             .into_iter()
             .map(|(chunk, global, mesh)| {
                 let mesh = meshes.get(&mesh).expect("mesh kept");
-                let key = (
-                    chunk.node.level,
-                    i64::from(chunk.node.x),
-                    i64::from(chunk.node.z),
-                );
+                let key = (chunk.node.level, chunk.node.x, chunk.node.z);
                 (key, Drawn::new(chunk.node, &chunk.layout, global, mesh))
             })
             .collect()
@@ -228,53 +229,53 @@ fn segment_gap(p: Vec3, q: &Vec3, border: &[Vec3]) -> f32 {
         .fold((p - *q).length(), f32::min)
 }
 
-/// 2^30 units out, the same nodes are shown around the anchor as at the origin, each drawn at
-/// the same place relative to the camera to the bit, and their seams meet within 1 mm: with
-/// plain `f32` transforms there, nodes would be placed to the nearest 128 units.
+/// 10^6, 10^9 and 10^12 units out, the same nodes are shown around the anchor as at the
+/// origin, each drawn at the same place relative to the camera to the bit, and their seams meet
+/// within 1 mm: with plain `f32` transforms at 2^30, nodes would be placed to the nearest 128
+/// units.
 #[test]
 fn far_out_the_terrain_is_drawn_as_exactly_as_at_the_origin() {
     let mut near = FarApp::at(0.0);
     near.run_until_idle();
-    let mut far = FarApp::at(FAR);
-    far.run_until_idle();
-    let (near_shown, far_shown) = (near.shown(), far.shown());
-    let shift = |level: u8| (FAR / (64.0 * f64::from(1u32 << level))) as i64;
-    let moved: HashSet<_> = near_shown
-        .keys()
-        .map(|&(level, x, z)| (level, x + shift(level), z + shift(level)))
-        .collect();
-    let far_keys: HashSet<_> = far_shown.keys().copied().collect();
-    assert_eq!(moved, far_keys, "the same nodes around the anchor");
+    let near_shown = near.shown();
     assert!(near_shown.len() > 20, "{} nodes", near_shown.len());
-    assert_eq!(
-        far.camera_cell(),
-        CellCoord::new(
-            (FAR / f64::from(CELL)) as i64,
-            0,
-            (FAR / f64::from(CELL)) as i64
-        )
-    );
-    for (&(level, x, z), drawn) in &near_shown {
-        let there = &far_shown[&(level, x + shift(level), z + shift(level))];
+    assert!(check_seams(&near_shown) > 500);
+    for offset in FAR {
+        let mut far = FarApp::at(offset);
+        far.run_until_idle();
+        let far_shown = far.shown();
+        let shift = |level: u8| (offset / (64.0 * f64::from(1u32 << level))) as i64;
+        let moved: HashSet<_> = near_shown
+            .keys()
+            .map(|&(level, x, z)| (level, x + shift(level), z + shift(level)))
+            .collect();
+        let far_keys: HashSet<_> = far_shown.keys().copied().collect();
         assert_eq!(
-            drawn.at, there.at,
-            "{:?} drawn where it is at the origin",
-            drawn.node
+            moved, far_keys,
+            "{offset}: the same nodes around the anchor"
         );
-    }
-    for shown in [&near_shown, &far_shown] {
-        let checked = check_seams(shown);
-        assert!(checked > 500, "{checked} seam vertices checked");
+        let cell = (offset / f64::from(CELL)) as i64;
+        assert_eq!(far.camera_cell(), CellCoord::new(cell, 0, cell));
+        for (&(level, x, z), drawn) in &near_shown {
+            let there = &far_shown[&(level, x + shift(level), z + shift(level))];
+            assert_eq!(
+                drawn.at, there.at,
+                "{offset}: {:?} drawn where it is at the origin",
+                drawn.node
+            );
+        }
+        let checked = check_seams(&far_shown);
+        assert!(checked > 500, "{offset}: {checked} seam vertices checked");
     }
 }
 
-/// A flight across grid cells far out: `big_space` moves the camera to new cells, and the
+/// A flight across grid cells 10^9 and 10^12 units out: `big_space` moves the camera to new cells, and the
 /// terrain follows it as at the origin.
 #[test]
 fn far_out_the_terrain_follows_a_camera_across_cells() {
     let velocity = Vec3::new(40.0, 0.0, 25.0);
     let mut shown = Vec::new();
-    for offset in [0.0, FAR] {
+    for offset in [0.0, FAR[1], FAR[2]] {
         let mut app = FarApp::at(offset);
         app.run_until_idle();
         let start = app.camera_cell();
@@ -294,12 +295,14 @@ fn far_out_the_terrain_follows_a_camera_across_cells() {
             .collect();
         shown.push(nodes);
     }
-    let differ = shown[0].symmetric_difference(&shown[1]).count();
-    assert_eq!(
-        differ,
-        0,
-        "{} nodes shown at the origin, {} far out: {differ} differ in node or place",
-        shown[0].len(),
-        shown[1].len()
-    );
+    for far in &shown[1..] {
+        let differ = shown[0].symmetric_difference(far).count();
+        assert_eq!(
+            differ,
+            0,
+            "{} nodes shown at the origin, {} far out: {differ} differ in node or place",
+            shown[0].len(),
+            far.len()
+        );
+    }
 }

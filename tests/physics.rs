@@ -554,8 +554,8 @@ fn an_anchor_flying_at_sixty_metres_a_second_always_has_a_collider_below() {
         app.update();
         let p = app.world().get::<Transform>(flyer).unwrap().translation;
         let below = ChunkCoord::new(
-            (f64::from(p.x) / chunk).floor() as i32,
-            (f64::from(p.z) / chunk).floor() as i32,
+            (f64::from(p.x) / chunk).floor() as i64,
+            (f64::from(p.z) / chunk).floor() as i64,
         );
         let generation = app.world().resource::<BiomeWorldState>().generation();
         let covered = terrain_colliders(&mut app)
@@ -617,7 +617,7 @@ fn colliders_agree_with_the_ground_leave_with_their_entity_and_follow_settings()
     let trees: usize = terrain_colliders(&mut app)
         .iter()
         .map(|c| {
-            let min = [f64::from(c.chunk.x) * chunk, f64::from(c.chunk.z) * chunk];
+            let min = [(c.chunk.x as f64) * chunk, (c.chunk.z as f64) * chunk];
             generator
                 .trees_in_rect(min, [min[0] + chunk, min[1] + chunk])
                 .len()
@@ -634,7 +634,7 @@ fn colliders_agree_with_the_ground_leave_with_their_entity_and_follow_settings()
     settle(&mut app);
     let near_old = terrain_colliders(&mut app)
         .iter()
-        .filter(|c| (f64::from(c.chunk.x) * chunk - home[0]).abs() < 1000.0)
+        .filter(|c| ((c.chunk.x as f64) * chunk - home[0]).abs() < 1000.0)
         .count();
     assert_eq!(near_old, 0);
     assert_eq!(terrain_colliders(&mut app).len(), loaded);
@@ -782,7 +782,7 @@ fn colliders_follow_radius_layout_trunk_and_tree_changes_and_come_back_when_lost
         let (x, z) = (f64::from(at.x), f64::from(at.z));
         terrain_colliders(app).iter().all(|c| {
             // The chunk's point nearest the anchor.
-            let (x0, z0) = (f64::from(c.chunk.x) * chunk, f64::from(c.chunk.z) * chunk);
+            let (x0, z0) = ((c.chunk.x as f64) * chunk, (c.chunk.z as f64) * chunk);
             let (nx, nz) = (x.clamp(x0, x0 + chunk), z.clamp(z0, z0 + chunk));
             (x - nx).hypot(z - nz) <= keep
         })
@@ -1032,10 +1032,7 @@ fn an_edit_rebuilds_the_colliders_it_reaches_and_rays_meet_it() {
         .keys()
         .copied()
         .filter(|c| {
-            let low = [
-                f64::from(c.x) * chunk - reach,
-                f64::from(c.z) * chunk - reach,
-            ];
+            let low = [(c.x as f64) * chunk - reach, (c.z as f64) * chunk - reach];
             let high = [low[0] + chunk + 2.0 * reach, low[1] + chunk + 2.0 * reach];
             (0..2).all(|a| low[a] <= max[a] && high[a] >= min[a])
         })
@@ -1149,7 +1146,7 @@ fn a_ball_falls_into_a_cave_mouth() {
     );
 }
 
-/// Physics 2^30 units out (about 10^9) under `big_space`'s floating origin (features `avian` and
+/// Physics 2^30 and 2^40 units out (about 10^9 and 10^12) under `big_space`'s floating origin (features `avian` and
 /// `big_space`): avian simulates relative to the floating origin's cell, so bodies there rest
 /// and slide as at the origin, and keep doing so when the camera moves to another cell.
 #[cfg(feature = "big_space")]
@@ -1164,6 +1161,7 @@ mod far {
     use super::*;
 
     const FAR: f64 = (1u64 << 30) as f64;
+    const FARTHER: f64 = (1u64 << 40) as f64;
     const CELL: f64 = 2048.0;
 
     /// The floating origin, which follows the body marked so.
@@ -1350,8 +1348,9 @@ mod far {
     fn far_out_bodies_rest_and_slide_as_at_the_origin_across_cells() {
         let near = run(0.0);
         let far = run(FAR);
-        eprintln!("at the origin: {near:?}\n2^30 units out: {far:?}");
-        for (name, seen) in [("origin", &near), ("far", &far)] {
+        let farther = run(FARTHER);
+        eprintln!("at the origin: {near:?}\n2^30 units out: {far:?}\n2^40 units out: {farther:?}");
+        for (name, seen) in [("origin", &near), ("2^30", &far), ("2^40", &farther)] {
             assert_eq!(
                 seen.cells_crossed, 1.0,
                 "{name}: the eye moved one cell east"
@@ -1369,9 +1368,11 @@ mod far {
             // up to a cell.
             assert!(seen.longest_step < 0.5, "{name}: a jump: {seen:?}");
         }
-        assert!(
-            far.worst_rest <= near.worst_rest.max(0.002) + 0.002,
-            "far out the balls rest worse than at the origin: {far:?} against {near:?}"
-        );
+        for seen in [&far, &farther] {
+            assert!(
+                seen.worst_rest <= near.worst_rest.max(0.002) + 0.002,
+                "far out the balls rest worse than at the origin: {seen:?} against {near:?}"
+            );
+        }
     }
 }

@@ -254,7 +254,7 @@ impl Harness {
         let layout = *self.state().layout();
         let (x, z) = (f64::from(center.x), f64::from(center.z));
         let c = ChunkCoord::containing(x, z, &layout);
-        let r = (radius / layout.chunk_size()).ceil() as i32 + 2;
+        let r = (radius / layout.chunk_size()).ceil() as i64 + 2;
         let mut set = HashSet::new();
         for dz in -r..=r {
             for dx in -r..=r {

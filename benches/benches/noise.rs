@@ -785,7 +785,7 @@ fn chunk_row(
             *turn = (*turn + 1) % 64;
             world
                 .build_chunk(
-                    ChunkCoord::new(*turn % 8 - 4, *turn / 8 - 4),
+                    ChunkCoord::new(i64::from(*turn % 8 - 4), i64::from(*turn / 8 - 4)),
                     black_box(layout),
                 )
                 .expect("the default layout is valid")

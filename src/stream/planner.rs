@@ -1169,7 +1169,7 @@ impl ChunkPlanner {
         let span = |min: f64, max: f64| {
             let first = (min / size).floor() - 1.0;
             let last = (max / size).ceil();
-            (first as i32)..=(last as i32)
+            (first as i64)..=(last as i64)
         };
         let mut stack = Vec::new();
         if let Some(root) = root {
@@ -1488,7 +1488,7 @@ fn elapsed_ms(started: Instant) -> f64 {
 
 /// The unit offsets to a node's neighbours: the four sides `-x, +x, -z, +z`, then the corners
 /// `(-x, -z), (+x, -z), (-x, +z), (+x, +z)`, the orders of [`Stitch`].
-fn offsets() -> [[i32; 2]; 8] {
+fn offsets() -> [[i64; 2]; 8] {
     [
         [-1, 0],
         [1, 0],
@@ -1501,7 +1501,7 @@ fn offsets() -> [[i32; 2]; 8] {
     ]
 }
 
-fn offset(node: NodeCoord, dx: i32, dz: i32) -> NodeCoord {
+fn offset(node: NodeCoord, dx: i64, dz: i64) -> NodeCoord {
     NodeCoord::new(
         node.level,
         node.x.saturating_add(dx),
@@ -1679,7 +1679,7 @@ mod tests {
                 0.25,
             );
             let probes = offsets().map(|[dx, dz]| {
-                let at = |d: i32, m: f64, lo: f64, hi: f64| match d {
+                let at = |d: i64, m: f64, lo: f64, hi: f64| match d {
                     -1 => lo - eps,
                     1 => hi + eps,
                     _ => m,
@@ -1857,15 +1857,15 @@ mod tests {
     }
 
     /// Far from the origin the planner wants the nodes it wants near it, shifted by whole
-    /// roots, with the same stitches: at 10^6, 10^9 and 6 × 10^10 units (near the end of this
-    /// layout's `i32` chunk grid), in `f64` like every distance it compares.
+    /// roots, with the same stitches: at 10^6, 10^9, 6 × 10^10 and 10^12 units (past the end of
+    /// the `i32` chunk grid this layout had), in `f64` like every distance it compares.
     #[test]
     fn far_out_the_view_is_the_view_near_the_origin_shifted() {
         let config = config();
         let top = config.top_level();
         let root = NodeCoord::new(top, 0, 0).size(&config.layout);
         let mut rng = Rng(0xfa2_0ff5e7);
-        for far in [1e6, 1e9, 6e10] {
+        for far in [1e6, 1e9, 6e10, 1e12] {
             // Whole roots along each axis: every level's nodes shift by whole nodes.
             let roots = (far / root).round();
             let shift = roots * root;
@@ -1880,9 +1880,10 @@ mod tests {
                     .iter()
                     .map(|(node, &stitch)| {
                         let steps = roots as i64 * (1i64 << (top - node.level));
-                        let to = |c: i32| i32::try_from(i64::from(c) + steps).unwrap();
-                        let from = |c: i32| i32::try_from(i64::from(c) - steps).unwrap();
-                        (NodeCoord::new(node.level, to(node.x), from(node.z)), stitch)
+                        (
+                            NodeCoord::new(node.level, node.x + steps, node.z - steps),
+                            stitch,
+                        )
                     })
                     .collect();
                 assert_eq!(&moved, b.wanted(), "{far}: {near:?} and {away:?}");

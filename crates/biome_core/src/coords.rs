@@ -29,37 +29,38 @@ pub(crate) fn clamp_coordinate(v: f64) -> f64 {
 )]
 pub struct ChunkCoord {
     /// Column (along world x).
-    pub x: i32,
+    pub x: i64,
     /// Row (along world z).
-    pub z: i32,
+    pub z: i64,
 }
 
 impl ChunkCoord {
     /// The chunk at column `x`, row `z`.
     #[must_use]
-    pub const fn new(x: i32, z: i32) -> Self {
+    pub const fn new(x: i64, z: i64) -> Self {
         Self { x, z }
     }
 
     /// The chunk containing world position `(x, z)`: exactly the one whose span
     /// `[origin, origin + size)` holds it (the division's rounding is corrected against the
-    /// exact chunk origins), saturating at the ends of the `i32` grid; NaN is read as 0.
+    /// exact chunk origins), saturating at the ends of the generator's reach
+    /// ([`ChunkLayout::chunk_reach`]); NaN is read as 0.
     #[must_use]
     pub fn containing(x: f64, z: f64, layout: &ChunkLayout) -> Self {
         let size = layout.chunk_size();
         let tiles = i64::from(layout.tiles);
         let start = |c: i64| (c * tiles) as f64 * layout.tile_size;
-        let (low, high) = (i64::from(i32::MIN), i64::from(i32::MAX));
+        let high = layout.chunk_reach();
+        let low = -high - 1;
         let axis = |v: f64| {
             let c = ((v / size).floor() as i64).clamp(low, high);
-            let c = if c > low && start(c) > v {
+            if c > low && start(c) > v {
                 c - 1
             } else if c < high && start(c + 1) <= v {
                 c + 1
             } else {
                 c
-            };
-            c as i32
+            }
         };
         Self {
             x: axis(x),
@@ -73,8 +74,8 @@ impl ChunkCoord {
     pub fn origin(self, layout: &ChunkLayout) -> [f64; 2] {
         let tiles = i64::from(layout.tiles);
         [
-            (i64::from(self.x) * tiles) as f64 * layout.tile_size,
-            (i64::from(self.z) * tiles) as f64 * layout.tile_size,
+            (self.x * tiles) as f64 * layout.tile_size,
+            (self.z * tiles) as f64 * layout.tile_size,
         ]
     }
 
@@ -83,9 +84,9 @@ impl ChunkCoord {
     /// which keeps the order of every distance that matters for streaming).
     #[must_use]
     pub fn distance_squared(self, other: ChunkCoord) -> u64 {
-        let dx = u64::from(self.x.abs_diff(other.x));
-        let dz = u64::from(self.z.abs_diff(other.z));
-        (dx * dx).saturating_add(dz * dz)
+        let dx = self.x.abs_diff(other.x);
+        let dz = self.z.abs_diff(other.z);
+        dx.saturating_mul(dx).saturating_add(dz.saturating_mul(dz))
     }
 }
 
@@ -99,19 +100,18 @@ pub struct NodeCoord {
     /// 0 for a chunk, one more per doubling.
     pub level: u8,
     /// Column at this level.
-    pub x: i32,
+    pub x: i64,
     /// Row at this level.
-    pub z: i32,
+    pub z: i64,
 }
 
 impl NodeCoord {
-    /// The coarsest level: a node then covers 2^16 chunks a side, and every node coordinate
-    /// maps to chunks of the `i32` grid.
+    /// The coarsest level: a node then covers 2^16 chunks a side.
     pub const MAX_LEVEL: u8 = 16;
 
     /// The node of `level` at column `x`, row `z`.
     #[must_use]
-    pub const fn new(level: u8, x: i32, z: i32) -> Self {
+    pub const fn new(level: u8, x: i64, z: i64) -> Self {
         Self { level, x, z }
     }
 
@@ -152,15 +152,16 @@ impl NodeCoord {
     /// `(-x, -z), (+x, -z), (-x, +z), (+x, +z)`.
     ///
     /// # Panics
-    /// If this node is a chunk (level 0), or lies past the chunks `i32` coordinates address, so
-    /// that its children's coordinates would overflow (every node holding an addressable chunk
-    /// has addressable children, as every node the plugin's planner makes does).
+    /// If this node is a chunk (level 0), or lies past the chunks `i64` coordinates address, so
+    /// that its children's coordinates would overflow (every node holding a chunk within the
+    /// generator's reach, [`ChunkLayout::chunk_reach`], has addressable children, as every node
+    /// the plugin's planner makes does).
     #[must_use]
     pub fn children(self) -> [Self; 4] {
         assert!(self.level > 0, "a chunk has no children");
-        let twice = |v: i32| {
+        let twice = |v: i64| {
             v.checked_mul(2)
-                .filter(|v| *v < i32::MAX)
+                .filter(|v| *v < i64::MAX)
                 .unwrap_or_else(|| panic!("{self:?} lies past the addressable chunks"))
         };
         let (x, z, level) = (twice(self.x), twice(self.z), self.level - 1);
@@ -181,14 +182,10 @@ impl NodeCoord {
         }
     }
 
-    /// The node's first chunk along each axis, in `i64` (a node at a coarse level may reach past
-    /// the `i32` chunk grid's ends).
+    /// The node's first chunk along each axis.
     #[must_use]
     pub fn first_chunk(self) -> [i64; 2] {
-        [
-            i64::from(self.x) << self.level,
-            i64::from(self.z) << self.level,
-        ]
+        [self.x << self.level, self.z << self.level]
     }
 
     /// Width of a tile of this node, world units: the layout's, `2^level` times over.
@@ -229,11 +226,8 @@ pub struct Stitch {
 // derived impls write each field (and each array's length) on their own.
 impl std::hash::Hash for NodeCoord {
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        let (x, z) = (
-            u64::from(self.x.cast_unsigned()),
-            u64::from(self.z.cast_unsigned()),
-        );
-        state.write_u64((x << 32 | z) ^ u64::from(self.level).rotate_right(5));
+        let (x, z) = (self.x.cast_unsigned(), self.z.cast_unsigned());
+        state.write_u64(x.rotate_left(32) ^ z ^ u64::from(self.level).rotate_right(5));
     }
 }
 
@@ -305,13 +299,22 @@ impl ChunkLayout {
     /// Tile widths are whole multiples of this (1/64): then every vertex position, chunk origin
     /// and chunk width is exact in binary, so neighbouring chunks share edge vertices bit for
     /// bit and [`ChunkCoord::containing`] puts every chunk origin in its own chunk, out to the
-    /// ends of the `i32` chunk grid (at most 2^47 world units, [`limits::COORDINATE`]).
+    /// generator's reach (2^47 world units, [`limits::COORDINATE`]).
     pub const TILE_STEP: f64 = 1.0 / 64.0;
 
     /// Width of a chunk, world units.
     #[must_use]
     pub fn chunk_size(&self) -> f64 {
         f64::from(self.tiles) * self.tile_size
+    }
+
+    /// The farthest chunk column or row from 0 on the positive side whose chunk lies within the
+    /// generator's reach ([`limits::COORDINATE`], ±2^47 units); on the negative side one more
+    /// (chunks start at their smaller corner). 2^40 - 1 for the default 128-unit chunks, about
+    /// 1.4 × 10^14 units; 2^31 - 1 for the widest accepted chunks.
+    #[must_use]
+    pub fn chunk_reach(&self) -> i64 {
+        (*limits::COORDINATE.end() / self.chunk_size()).floor() as i64 - 1
     }
 
     /// The blocks [`crate::ChunkData::coarsen_interior`] meshes a node's interior in when asked

@@ -279,7 +279,7 @@ fn many_small_regions_cost_about_as_much_per_vertex_as_few() {
 ///    that skip validation.
 #[test]
 fn no_coordinate_or_constructor_argument_overflows() {
-    let (low, high) = (i32::MIN, i32::MAX);
+    let (low, high) = (i64::from(i32::MIN), i64::from(i32::MAX));
     let far = ChunkCoord::new(low, 0).distance_squared(ChunkCoord::new(high, 0));
     assert_eq!(far, u64::from(u32::MAX) * u64::from(u32::MAX));
     assert_eq!(
@@ -287,6 +287,31 @@ fn no_coordinate_or_constructor_argument_overflows() {
         u64::MAX
     );
     assert!(ChunkCoord::new(0, 0).distance_squared(ChunkCoord::new(high, 3)) > 0);
+    let (min, max) = (
+        ChunkCoord::new(i64::MIN, i64::MIN),
+        ChunkCoord::new(i64::MAX, 0),
+    );
+    assert_eq!(min.distance_squared(max), u64::MAX);
+    let layout = ChunkLayout::default();
+    let reach = layout.chunk_reach();
+    assert_eq!(reach, (1 << 40) - 1);
+    // Past the reach a build says so (and does not loop over coordinates f64 cannot step).
+    let world = WorldGenerator::new(WorldSettings::default()).unwrap();
+    for coord in [
+        ChunkCoord::new(reach + 1, 0),
+        ChunkCoord::new(0, -reach - 2),
+    ] {
+        assert!(matches!(
+            world.build_chunk(coord, &layout),
+            Err(ChunkError::Reach(node)) if node == NodeCoord::chunk(coord)
+        ));
+    }
+    for (v, chunk) in [(1e300, reach), (-1e300, -reach - 1), (f64::NAN, 0)] {
+        assert_eq!(
+            ChunkCoord::containing(v, v, &layout),
+            ChunkCoord::new(chunk, chunk)
+        );
+    }
 
     let world = WorldGenerator::new(WorldSettings::default()).unwrap();
     let edge = *limits::COORDINATE.end();
@@ -343,7 +368,8 @@ fn no_coordinate_or_constructor_argument_overflows() {
     );
 }
 
-/// Chunks at the ends of the `i32` chunk grid, with the widest tiles, build finite and seamless.
+/// Chunks at the ends of the grid that was `i32` and at the ends of the generator's reach
+/// ([`ChunkLayout::chunk_reach`]), with the widest tiles, build finite and seamless.
 #[test]
 fn chunks_at_the_ends_of_the_grid_are_finite_and_seamless() {
     let mut settings = WorldSettings::default();
@@ -355,9 +381,12 @@ fn chunks_at_the_ends_of_the_grid_are_finite_and_seamless() {
         tile_size: 256.0,
         style: MeshStyle::Smooth,
     };
+    let (low, high) = (i64::from(i32::MIN), i64::from(i32::MAX));
     for coord in [
-        ChunkCoord::new(i32::MAX - 1, i32::MIN),
-        ChunkCoord::new(i32::MIN, i32::MAX - 1),
+        ChunkCoord::new(high - 1, low),
+        ChunkCoord::new(low, high - 1),
+        ChunkCoord::new(layout.chunk_reach() - 1, -layout.chunk_reach() - 1),
+        ChunkCoord::new(-layout.chunk_reach() - 1, layout.chunk_reach() - 1),
     ] {
         let here = world.build_chunk(coord, &layout).unwrap();
         let east = world
@@ -407,15 +436,25 @@ fn tile_sizes_are_exact_so_edges_and_origins_are_too() {
     layout.validate().unwrap();
     let world = WorldGenerator::new(WorldSettings::default()).unwrap();
     let verts = 8;
-    for x in [-1_000_000, -3, 0, 1, 77, 9_000_000, i32::MAX - 1, i32::MIN] {
+    let (low, high) = (i64::from(i32::MIN), i64::from(i32::MAX));
+    let ends = [
+        high - 1,
+        low,
+        layout.chunk_reach() - 1,
+        -layout.chunk_reach() - 1,
+    ];
+    for x in [-1_000_000, -3, 0, 1, 77, 9_000_000]
+        .into_iter()
+        .chain(ends)
+    {
         let coord = ChunkCoord::new(x, x / -2);
         let origin = coord.origin(&layout);
         assert_eq!(ChunkCoord::containing(origin[0], origin[1], &layout), coord);
         let before = ChunkCoord::containing(origin[0].next_down(), origin[1].next_down(), &layout);
-        if x != i32::MIN {
+        if x != -layout.chunk_reach() - 1 {
             assert_eq!(before, ChunkCoord::new(coord.x - 1, coord.z - 1));
         }
-        if x == i32::MAX - 1 || x == i32::MIN {
+        if ends.contains(&x) {
             continue;
         }
         let here = world.build_chunk(coord, &layout).unwrap();
@@ -678,10 +717,9 @@ fn node_children_and_height_grids_answer_or_say_why_not() {
 
     // Every node holding an addressable chunk has addressable children, at every level.
     for level in 1..=30u8 {
-        for (x, z) in [
-            (i32::MAX >> level, i32::MIN >> level),
-            (i32::MIN >> level, i32::MAX >> level),
-        ] {
+        let high = ChunkLayout::default().chunk_reach();
+        let low = -high - 1;
+        for (x, z) in [(high >> level, low >> level), (low >> level, high >> level)] {
             let children = NodeCoord::new(level, x, z).children();
             for child in children {
                 assert!(NodeCoord::new(level, x, z).contains(child));
@@ -689,7 +727,7 @@ fn node_children_and_height_grids_answer_or_say_why_not() {
         }
     }
     // Past them, a panic that says why, not an overflow (or a silent wrap in release builds).
-    let past = std::panic::catch_unwind(|| NodeCoord::new(3, i32::MAX, 0).children());
+    let past = std::panic::catch_unwind(|| NodeCoord::new(3, i64::MAX, 0).children());
     let message = past.unwrap_err();
     let message = message
         .downcast_ref::<String>()

@@ -38,7 +38,7 @@ fn coords(random: &mut SeededRandom, count: usize) -> Vec<ChunkCoord> {
         .map(|k| {
             let reach = if k % 4 == 0 { 5.0e4 } else { 60.0 };
             let mut next = || ((random.next_float() * 2.0 - 1.0) * reach) as i32;
-            ChunkCoord::new(next(), next())
+            ChunkCoord::new(next().into(), next().into())
         })
         .collect()
 }
@@ -114,7 +114,7 @@ fn grid_surfaces_meet_at_seams_and_corners() {
     let cancel = AtomicBool::new(false);
     let grid = |x: i32, z: i32| {
         generator
-            .chunk_heights(ChunkCoord::new(x, z), &layout, &cancel)
+            .chunk_heights(ChunkCoord::new(x.into(), z.into()), &layout, &cancel)
             .expect("valid layout")
     };
     let (a, b, c) = (grid(4, -2), grid(5, -2), grid(4, -1));

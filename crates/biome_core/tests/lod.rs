@@ -53,12 +53,12 @@ fn edited_across(
     let (_, [dx, dz]) = SIDES[side];
     // The middle of the shared edge, and its first corner.
     let edge_mid = [
-        x0 + size * (0.5 + 0.5 * f64::from(dx)),
-        z0 + size * (0.5 + 0.5 * f64::from(dz)),
+        x0 + size * (0.5 + 0.5 * (dx as f64)),
+        z0 + size * (0.5 + 0.5 * (dz as f64)),
     ];
     let corner = [
-        x0 + size * f64::from(dx.max(0)),
-        z0 + size * f64::from(dz.max(0)),
+        x0 + size * (dx.max(0) as f64),
+        z0 + size * (dz.max(0) as f64),
     ];
     // At least 2 units: the smallest nodes (two one-unit tiles) still get edits of valid size.
     let reach = (size * 0.3).clamp(2.0, 4000.0);
@@ -78,13 +78,13 @@ fn edited_across(
         EditShape::Path {
             points: vec![
                 [
-                    edge_mid[0] - size * f64::from(dx) * 0.4 - reach,
+                    edge_mid[0] - size * (dx as f64) * 0.4 - reach,
                     5.0,
                     edge_mid[1] - reach,
                 ],
-                [edge_mid[0], 12.0, edge_mid[1] + size * f64::from(dz) * 0.1],
+                [edge_mid[0], 12.0, edge_mid[1] + size * (dz as f64) * 0.1],
                 [
-                    edge_mid[0] + size * f64::from(dx) * 0.4 + reach,
+                    edge_mid[0] + size * (dx as f64) * 0.4 + reach,
                     20.0,
                     edge_mid[1] + reach,
                 ],
@@ -127,7 +127,7 @@ fn by_position(node: &ChunkData) -> HashMap<(u64, u64), usize> {
 }
 
 /// A side of a node: `(index in Stitch::sides, unit step to the neighbour across it)`.
-const SIDES: [(usize, [i32; 2]); 4] = [(0, [-1, 0]), (1, [1, 0]), (2, [0, -1]), (3, [0, 1])];
+const SIDES: [(usize, [i64; 2]); 4] = [(0, [-1, 0]), (1, [1, 0]), (2, [0, -1]), (3, [0, 1])];
 
 /// The vertex indices along `side` of a node with `verts` vertices a row.
 fn edge(side: usize, verts: usize) -> Vec<usize> {
@@ -273,8 +273,10 @@ fn node_coordinates_nest() {
     assert_eq!(node.origin(&layout), [-1024.0, 1024.0]);
     assert_eq!(node.size(&layout), 1024.0);
     assert_eq!(node.tile_size(&layout), 16.0);
-    let top = NodeCoord::holding(ChunkCoord::new(i32::MIN, i32::MAX), NodeCoord::MAX_LEVEL);
-    assert!(top.contains(NodeCoord::chunk(ChunkCoord::new(i32::MIN, i32::MAX))));
+    let high = layout.chunk_reach();
+    let low = -high - 1;
+    let top = NodeCoord::holding(ChunkCoord::new(low, high), NodeCoord::MAX_LEVEL);
+    assert!(top.contains(NodeCoord::chunk(ChunkCoord::new(low, high))));
 }
 
 #[test]
@@ -325,7 +327,7 @@ fn a_coarse_interior_keeps_the_rim_and_covers_the_node_once() {
     for tiles in [2, 4, 6, 12, 16, 64] {
         let layout = layout(tiles);
         for (n, &stitch) in stitches.iter().enumerate() {
-            let node = NodeCoord::new(3, 5 - 3 * n as i32, 2 * n as i32 - 7);
+            let node = NodeCoord::new(3, 5 - 3 * n as i64, 2 * n as i64 - 7);
             let full = build(&generator, node, &layout, stitch);
             assert_eq!(full.indices.len() / 3, layout.node_triangles(1));
             let full_edges = directed_edges(&full.indices);
@@ -452,8 +454,8 @@ proptest! {
     #[test]
     fn nodes_meet_their_neighbours_without_cracks(
         level in 0u8..=8,
-        x in prop_oneof![-40i32..40, -1_000_000i32..1_000_000],
-        z in prop_oneof![-40i32..40, -1_000_000i32..1_000_000],
+        x in prop_oneof![-40i64..40, -1_000_000i64..1_000_000],
+        z in prop_oneof![-40i64..40, -1_000_000i64..1_000_000],
         side in 0usize..4,
         tiles in prop_oneof![Just(64u32), (1u32..=20).prop_map(|h| h * 2)],
         seed in -100i64..100,
@@ -625,8 +627,8 @@ proptest! {
     #[test]
     fn random_edit_sets_keep_nodes_seamless_finite_and_deterministic(
         level in 0u8..=6,
-        x in -6i32..6,
-        z in -6i32..6,
+        x in -6i64..6,
+        z in -6i64..6,
         side in 0usize..4,
         seed in -50i64..50,
         raw in prop::collection::vec(raw_edit(), 1..40),

@@ -407,9 +407,10 @@ fn layout() -> impl Strategy<Value = ChunkLayout> {
 /// Chunk coordinates near the origin, far out, and at the ends of the grid.
 fn coord() -> impl Strategy<Value = ChunkCoord> {
     prop_oneof![
-        (-50i32..=50, -50i32..=50).prop_map(|(x, z)| ChunkCoord::new(x, z)),
-        (any::<i32>(), any::<i32>()).prop_map(|(x, z)| ChunkCoord::new(x, z)),
-        Just(ChunkCoord::new(i32::MAX, i32::MIN)),
+        (-50i64..=50, -50i64..=50).prop_map(|(x, z)| ChunkCoord::new(x, z)),
+        // Within the reach of the widest chunks (2^31 of them a side), so of every layout.
+        (any::<i32>(), any::<i32>()).prop_map(|(x, z)| ChunkCoord::new(x.into(), z.into())),
+        Just(ChunkCoord::new(i32::MAX.into(), i32::MIN.into())),
     ]
 }
 
@@ -485,8 +486,8 @@ proptest! {
     fn valid_settings_with_the_extensions_build_every_level_within_bounds(
         settings in settings_with_extensions(),
         level in 0u8..=NodeCoord::MAX_LEVEL,
-        x in -40i32..40,
-        z in -40i32..40,
+        x in -40i64..40,
+        z in -40i64..40,
         stitched in any::<bool>(),
     ) {
         prop_assume!(settings.validate().is_ok());
@@ -506,7 +507,7 @@ proptest! {
         prop_assert!(node.is_ok(), "{node:?}");
         prop_assert!(took < BUILD_TIME, "level {level}: {took:?}");
         prop_assert!(bytes < BUILD_BYTES, "level {level}: {bytes} bytes");
-        let origin = [f64::from(x) * 128.0, f64::from(z) * 128.0];
+        let origin = [x as f64 * 128.0, z as f64 * 128.0];
         for kind in 0..world.settings().scatter.layers.len() {
             let started = Instant::now();
             let corner = [origin[0] + 48.0, origin[1] + 48.0];
@@ -827,7 +828,7 @@ proptest! {
     fn one_field_mutations_are_refused_by_name_or_safe(
         pick in any::<prop::sample::Index>(),
         value in hostile(),
-        coord in (-40i32..40, -40i32..40),
+        coord in (-40i64..40, -40i64..40),
     ) {
         let mut settings = WorldSettings::default();
         settings.rivers.enabled = true;
@@ -881,7 +882,7 @@ proptest! {
                 prop_assert!(exact);
                 let origin = coord.origin(&layout);
                 prop_assert_eq!(ChunkCoord::containing(origin[0], origin[1], &layout), coord);
-                prop_assume!(coord.x < i32::MAX && coord.z < i32::MAX);
+                prop_assume!(coord.x < layout.chunk_reach() && coord.z < layout.chunk_reach());
                 let world = WorldGenerator::new(settings).unwrap();
                 let here = world.build_chunk(coord, &layout).unwrap();
                 let east = world.build_chunk(ChunkCoord::new(coord.x + 1, coord.z), &layout).unwrap();

@@ -313,7 +313,7 @@ fn drawn_share(world: &WorldGenerator, layout: &ChunkLayout, level: u8) -> (u32,
     let ts = layout.tile_size * f64::from(1u32 << level);
     let side = f64::from(layout.tiles) * ts;
     let verts = layout.tiles as usize + 1;
-    let mut nodes: HashMap<[i32; 2], Drawn> = HashMap::new();
+    let mut nodes: HashMap<[i64; 2], Drawn> = HashMap::new();
     let (mut wet, mut drawn) = (0, 0);
     for course in world.river_courses([-1500.0, -1500.0], [1500.0, 1500.0]) {
         for pair in course.points.windows(2) {
@@ -326,7 +326,7 @@ fn drawn_share(world: &WorldGenerator, layout: &ChunkLayout, level: u8) -> (u32,
                     continue;
                 }
                 wet += 1;
-                let key = [(p[0] / side).floor() as i32, (p[1] / side).floor() as i32];
+                let key = [(p[0] / side).floor() as i64, (p[1] / side).floor() as i64];
                 let node = nodes.entry(key).or_insert_with(|| {
                     let chunk = world
                         .build_node(

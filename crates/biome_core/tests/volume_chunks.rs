@@ -38,7 +38,7 @@ fn world(mask: Option<DensityNode>) -> WorldGenerator {
     WorldGenerator::new(settings(mask)).unwrap()
 }
 
-fn chunk(world: &WorldGenerator, x: i32, z: i32, stitch: Stitch) -> ChunkData {
+fn chunk(world: &WorldGenerator, x: i64, z: i64, stitch: Stitch) -> ChunkData {
     world
         .build_node(
             NodeCoord::chunk(ChunkCoord { x, z }),
@@ -107,22 +107,22 @@ fn lattice() -> usize {
 
 /// A block of 4 × 4 chunks from chunk `(x0, 0)`, row by row.
 struct Block {
-    x0: i32,
+    x0: i64,
     chunks: Vec<ChunkData>,
 }
 
 impl Block {
     /// Chunk `k`'s coordinates.
-    fn coord(&self, k: usize) -> (i32, i32) {
-        (self.x0 + k as i32 % 4, k as i32 / 4)
+    fn coord(&self, k: usize) -> (i64, i64) {
+        (self.x0 + k as i64 % 4, k as i64 / 4)
     }
 
     /// The block's lowest and highest world `(x, z)`.
     fn rect(&self) -> ([f64; 2], [f64; 2]) {
         let size = ChunkLayout::default().chunk_size();
         (
-            [f64::from(self.x0) * size, 0.0],
-            [f64::from(self.x0 + 4) * size, 4.0 * size],
+            [(self.x0 as f64) * size, 0.0],
+            [((self.x0 + 4) as f64) * size, 4.0 * size],
         )
     }
 }
@@ -135,7 +135,7 @@ fn mixed_block(world: &WorldGenerator) -> Block {
         let chunks: Vec<ChunkData> = (0..16)
             .map(|k| chunk(world, x0 + k % 4, k / 4, Stitch::NONE))
             .collect();
-        let volume = |i: i32, j: i32| chunks[(j * 4 + i) as usize].volume;
+        let volume = |i: i64, j: i64| chunks[(j * 4 + i) as usize].volume;
         let pairs: Vec<(bool, bool)> = (0..4)
             .flat_map(|j| (0..3).flat_map(move |i| [((i, j), (i + 1, j)), ((j, i), (j, i + 1))]))
             .map(|((a, b), (c, d))| (volume(a, b), volume(c, d)))
@@ -542,8 +542,8 @@ fn points_over_volume(block: &Block) -> Vec<(f64, f64)> {
     for (k, chunk) in block.chunks.iter().enumerate().filter(|(_, c)| c.volume) {
         let (cx, cz) = block.coord(k);
         for _ in 0..400 {
-            let x = f64::from(cx) * size + margin + next() * (size - 2.0 * margin);
-            let z = f64::from(cz) * size + margin + next() * (size - 2.0 * margin);
+            let x = (cx as f64) * size + margin + next() * (size - 2.0 * margin);
+            let z = (cz as f64) * size + margin + next() * (size - 2.0 * margin);
             points.push((x, z));
         }
         assert!(chunk.volume);
@@ -759,10 +759,10 @@ fn cave_layers_stand_on_cave_floors() {
     let objects = with.scatter_in_rect(ore, min, max, &layout).unwrap();
     assert!(objects.len() > 20, "{} objects", objects.len());
     let size = layout.chunk_size();
-    let mut drawn: HashMap<(i32, i32), Vec<[[f64; 3]; 3]>> = HashMap::new();
+    let mut drawn: HashMap<(i64, i64), Vec<[[f64; 3]; 3]>> = HashMap::new();
     for object in &objects {
         let [x, y, z] = object.position;
-        let [cx, cz] = [x, z].map(|v| (v / size).floor() as i32);
+        let [cx, cz] = [x, z].map(|v| (v / size).floor() as i64);
         // The chunk under the object and its neighbours: a chunk's triangles end at its rim.
         let mut triangles = Vec::new();
         for (i, j) in (-1..=1).flat_map(|dz| (-1..=1).map(move |dx| (cx + dx, cz + dz))) {

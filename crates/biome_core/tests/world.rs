@@ -70,7 +70,7 @@ fn coords(count: usize, seed: i64, layout: &ChunkLayout) -> Vec<ChunkCoord> {
         .map(|k| {
             let reach = if k % 3 == 0 { far } else { 200 };
             let mut next = || ((random.next_float() * 2.0 - 1.0) * f64::from(reach)) as i32;
-            ChunkCoord::new(next(), next())
+            ChunkCoord::new(next().into(), next().into())
         })
         .collect()
 }

@@ -98,7 +98,8 @@ impl WorldGenerator {
     ///
     /// # Errors
     /// [`ChunkError::Layout`] for a refused layout, [`ChunkError::Level`] beyond
-    /// [`NodeCoord::MAX_LEVEL`], [`ChunkError::Cancelled`].
+    /// [`NodeCoord::MAX_LEVEL`], [`ChunkError::Reach`] past the world's end,
+    /// [`ChunkError::Cancelled`].
     pub fn node_density(
         &self,
         node: NodeCoord,
@@ -117,7 +118,8 @@ impl WorldGenerator {
     ///
     /// # Errors
     /// [`ChunkError::Layout`] for a refused layout (or an odd tile count with a stitch),
-    /// [`ChunkError::Level`] beyond [`NodeCoord::MAX_LEVEL`], [`ChunkError::Cancelled`].
+    /// [`ChunkError::Level`] beyond [`NodeCoord::MAX_LEVEL`], [`ChunkError::Reach`] past the
+    /// world's end, [`ChunkError::Cancelled`].
     pub fn build_node(
         &self,
         node: NodeCoord,
@@ -230,6 +232,10 @@ pub enum ChunkError {
     /// The node's level is above [`NodeCoord::MAX_LEVEL`].
     #[error("node level {0} is above the coarsest, {max}", max = NodeCoord::MAX_LEVEL)]
     Level(u8),
+    /// The node reaches past the generator's reach, ±2^47 world units
+    /// ([`crate::limits::COORDINATE`], [`ChunkLayout::chunk_reach`]).
+    #[error("node {0:?} reaches past the world's end, 2^47 units from the origin")]
+    Reach(NodeCoord),
     /// [`WorldGenerator::build_node_from`] got the density of another node, layout or height
     /// scale.
     #[error(
@@ -491,7 +497,7 @@ pub(crate) fn build(
     let tiles = i64::from(layout.tiles);
     let ts = node.tile_size(layout);
     // The first vertex's index on this level's grid (tiles `ts` apart).
-    let first = [i64::from(node.x) * tiles, i64::from(node.z) * tiles];
+    let first = [node.x * tiles, node.z * tiles];
     let origin = node.origin(layout);
     // Exact: grid indices times a multiple of 1/64, within 2^47.
     let world = |g: i64| clamp_coordinate(g as f64 * ts);
@@ -762,6 +768,14 @@ fn check_node(
     if node.level > NodeCoord::MAX_LEVEL {
         return Err(ChunkError::Level(node.level));
     }
+    let (reach, [x, z], size) = (
+        *crate::limits::COORDINATE.end(),
+        node.origin(layout),
+        node.size(layout),
+    );
+    if x < -reach || z < -reach || x + size > reach || z + size > reach {
+        return Err(ChunkError::Reach(node));
+    }
     Ok(())
 }
 
@@ -815,7 +829,7 @@ pub(crate) fn density(
     check_node(generator, node, layout)?;
     let tiles = i64::from(layout.tiles);
     let ts = node.tile_size(layout);
-    let first = [i64::from(node.x) * tiles, i64::from(node.z) * tiles];
+    let first = [node.x * tiles, node.z * tiles];
     let world = |g: i64| clamp_coordinate(g as f64 * ts);
     let side = tiles as usize + 1;
     let xs = Scratch::collect((0..=tiles).flat_map(|_| (0..=tiles).map(|g| world(first[0] + g))));

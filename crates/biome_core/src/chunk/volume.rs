@@ -42,10 +42,7 @@ pub(super) fn carve(
     let layout = chunk.layout;
     let tiles = i64::from(layout.tiles);
     let window = ColumnWindow {
-        first: [
-            i64::from(chunk.node.x) * tiles,
-            i64::from(chunk.node.z) * tiles,
-        ],
+        first: [chunk.node.x * tiles, chunk.node.z * tiles],
         verts: layout.tiles as usize + 1,
         tile_size: layout.tile_size,
     };
