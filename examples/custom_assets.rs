@@ -8,6 +8,7 @@
 //! `cargo run --example custom_assets -- [--screenshot PATH]`
 use std::collections::HashMap;
 
+use bevy::math::DVec3;
 use bevy::prelude::*;
 use bevy::world_serialization::WorldAsset;
 use bevy_biome_world::biome_core::TreeSpecies;
@@ -44,7 +45,7 @@ struct Chest;
 /// The chests around the camera, by id: the same chest wherever and whenever the world places
 /// it, so this is what a save of opened chests would key on.
 #[derive(Resource, Default)]
-struct Chests(HashMap<ScatterId, Vec3>);
+struct Chests(HashMap<ScatterId, DVec3>);
 
 fn main() {
     // Before the window: a wrong command line exits without opening one.

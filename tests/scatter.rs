@@ -9,6 +9,7 @@ mod common;
 use std::collections::HashSet;
 
 use bevy::ecs::message::Messages;
+use bevy::math::DVec3;
 use bevy::prelude::*;
 use bevy_biome_world::biome_core::cover::LayerName;
 use bevy_biome_world::biome_core::density::DensityNode;
@@ -287,7 +288,7 @@ fn core_objects(
     app: &mut App,
     name: &str,
     layout: &ChunkLayout,
-) -> std::collections::HashMap<ScatterId, Vec3> {
+) -> std::collections::HashMap<ScatterId, DVec3> {
     let generator = app
         .world()
         .resource::<BiomeWorldState>()
@@ -305,7 +306,7 @@ fn core_objects(
             .unwrap()
         {
             let p = object.relative_to(origin).position;
-            let at = Vec3::new(origin[0] as f32, 0.0, origin[1] as f32) + Vec3::from_array(p);
+            let at = DVec3::new(origin[0], 0.0, origin[1]) + Vec3::from_array(p).as_dvec3();
             objects.insert(object.id, at);
         }
     }
@@ -323,8 +324,8 @@ fn a_games_loot_layer_is_told_to_game_code_once_per_chest() {
     let mut scatter = BiomeScatterSettings::default();
     scatter.set_radius("loot", 160.0);
     let (mut app, anchor) = app_with(scatter, generator);
-    let mut present: std::collections::HashMap<ScatterId, Vec3> = Default::default();
-    let tell = |app: &mut App, present: &mut std::collections::HashMap<ScatterId, Vec3>| {
+    let mut present: std::collections::HashMap<ScatterId, DVec3> = Default::default();
+    let tell = |app: &mut App, present: &mut std::collections::HashMap<ScatterId, DVec3>| {
         for spawned in drain::<ScatterSpawned>(app) {
             if spawned.layer.as_str() == "loot" {
                 assert!(
@@ -517,7 +518,7 @@ fn a_cave_layer_streams_the_objects_on_the_floors_its_chunks_draw() {
     let mut scatter = BiomeScatterSettings::default();
     scatter.set_radius("ore", 160.0);
     let (mut app, _) = app_with(scatter, generator);
-    let mut told: std::collections::HashMap<ScatterId, Vec3> = Default::default();
+    let mut told: std::collections::HashMap<ScatterId, DVec3> = Default::default();
     common::step_until_idle(&mut app, "ore in", App::update, |app| {
         for spawned in drain::<ScatterSpawned>(app) {
             if spawned.layer.as_str() == "ore" {

@@ -311,7 +311,8 @@ pub(crate) struct Placed(Vec<ScatterInstance>);
 pub(crate) struct ScatterChunk {
     parent: Entity,
     layer: LayerName,
-    origin: Vec3,
+    /// The chunk's origin, world units.
+    origin: DVec3,
     /// Every object of the chunk.
     placed: Vec<ScatterInstance>,
     /// How many of them are not spawned yet (the first ones).
@@ -345,7 +346,7 @@ impl LayerStream {
                 chunk.parent,
                 object.id,
                 Shown {
-                    position: chunk.origin + Vec3::from_array(object.position),
+                    position: chunk.origin + Vec3::from_array(object.position).as_dvec3(),
                     biome: object.biome,
                     scale: object.scale,
                     yaw: object.yaw,
@@ -421,7 +422,7 @@ impl StreamKind for LayerStream {
         ScatterChunk {
             parent,
             layer,
-            origin: Vec3::new(origin[0] as f32, 0.0, origin[1] as f32),
+            origin: DVec3::new(origin[0], 0.0, origin[1]),
             unspawned: if shown { objects.len() } else { 0 },
             spawned: Vec::with_capacity(if shown { objects.len() } else { 0 }),
             placed: objects,

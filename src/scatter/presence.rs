@@ -8,6 +8,7 @@
 
 use std::collections::BTreeMap;
 
+use bevy::math::DVec3;
 use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
 use biome_core::cover::LayerName;
@@ -24,8 +25,9 @@ pub struct ScatterSpawned {
     pub layer: LayerName,
     /// Which object of its layer it is.
     pub id: ScatterId,
-    /// Where it stands on the ground, world space.
-    pub position: Vec3,
+    /// Where it stands on the ground, world units: `f64`, so it stays exact far from the origin
+    /// (`position.as_vec3()` for a `Transform` near it).
+    pub position: DVec3,
     /// The biome that placed it (an index into the world's biome list).
     pub biome: usize,
     /// Its size factor, within the layer's scales.
@@ -45,14 +47,14 @@ pub struct ScatterDespawned {
     pub layer: LayerName,
     /// Which object of its layer it is.
     pub id: ScatterId,
-    /// Where it stood, world space.
-    pub position: Vec3,
+    /// Where it stood, world units.
+    pub position: DVec3,
 }
 
 /// What one chunk shows of an object: the parts of [`ScatterSpawned`] besides its key.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct Shown {
-    pub(crate) position: Vec3,
+    pub(crate) position: DVec3,
     pub(crate) biome: usize,
     pub(crate) scale: f32,
     pub(crate) yaw: f32,
@@ -201,7 +203,7 @@ mod tests {
 
     fn shown(x: f32, entity: Option<Entity>) -> Shown {
         Shown {
-            position: Vec3::new(x, 2.0, 5.0),
+            position: DVec3::new(f64::from(x), 2.0, 5.0),
             biome: 2,
             scale: 1.0,
             yaw: 0.5,
