@@ -6,6 +6,7 @@
 //! areas are in, and [`crate::BiomeWorld::ground_ready_at`] whether everything the app streams
 //! there (the drawn ground, and the colliders where physics is on) is.
 
+use bevy::ecs::system::NonSendMarker;
 use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
 use biome_core::{ChunkCoord, ChunkLayout, NodeCoord};
@@ -223,6 +224,7 @@ pub(crate) fn register(app: &mut App, holder: GroundHolder) {
 /// Writes the frame's area messages once every holder has come and gone for the frame (the
 /// terrain's apply runs before it): all [`AreaUnloaded`] before all [`AreaLoaded`].
 pub(crate) fn write_area_messages(
+    _main: NonSendMarker,
     mut areas: ResMut<BiomeAreas>,
     mut unloaded: MessageWriter<AreaUnloaded>,
     mut loaded: MessageWriter<AreaLoaded>,

@@ -8,6 +8,7 @@
 //! [`WorldFrame`] is the one place that knows which: streamers read anchors and place what they
 //! spawn through it, and the terrain material learns from it where the rendering origin is.
 
+use bevy::ecs::system::NonSendMarker;
 use bevy::math::DVec3;
 use bevy::prelude::*;
 
@@ -164,6 +165,7 @@ pub(crate) fn render_origin_of(grid: &Grid) -> DVec3 {
 /// is then in the wrong place, and the settings' system builds everything again.
 #[cfg(feature = "big_space")]
 pub(crate) fn read_world_grid(
+    _main: NonSendMarker,
     grids: Query<(Entity, &Grid), With<BiomeWorldGrid>>,
     mut frame: ResMut<WorldFrame>,
 ) {

@@ -3,6 +3,7 @@
 //! shared by every object of that layer, so the renderer batches them. A layer without a look
 //! spawns no entities: game code hears of its objects alone ([`super::ScatterSpawned`]).
 
+use bevy::ecs::system::NonSendMarker;
 use bevy::math::primitives::Cuboid;
 use bevy::mesh::{Mesh, Meshable};
 use bevy::platform::collections::{HashMap, HashSet};
@@ -113,6 +114,7 @@ impl ScatterModels {
 /// (and with it its entities), the world is built again, the old chunks staying until their
 /// replacements are in.
 pub(crate) fn take_scatter_models(
+    _main: NonSendMarker,
     models: Res<ScatterModels>,
     objects: Query<(Entity, &BiomeScatterObject, ShownLook)>,
     mut state: ResMut<BiomeWorldState>,

@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use bevy::ecs::system::NonSendMarker;
 use bevy::prelude::*;
 use biome_core::WorldGenerator;
 
@@ -75,6 +76,7 @@ impl Plugin for BiomeWorldSettingsPlugin {
 /// Takes valid settings in: rebuilds the generator when its settings changed, moves the
 /// generation on when the chunks must be rebuilt, and takes streaming values as they are.
 fn apply_settings(
+    _main: NonSendMarker,
     settings: Res<BiomeWorldSettings>,
     streaming: Res<BiomeWorldStreaming>,
     mut state: ResMut<BiomeWorldState>,
@@ -110,7 +112,11 @@ fn apply_settings(
 
 /// Builds everything again when the world moved to another frame (another `big_space` grid):
 /// what was spawned sits in the old one.
-fn rebuild_in_a_new_frame(frame: Res<WorldFrame>, mut state: ResMut<BiomeWorldState>) {
+fn rebuild_in_a_new_frame(
+    _main: NonSendMarker,
+    frame: Res<WorldFrame>,
+    mut state: ResMut<BiomeWorldState>,
+) {
     if frame.is_changed() && !frame.is_added() {
         state.rebuild();
     }
@@ -118,7 +124,11 @@ fn rebuild_in_a_new_frame(frame: Res<WorldFrame>, mut state: ResMut<BiomeWorldSt
 
 /// Gives the generator the edits when they changed: only the nodes within reach of what changed
 /// are rebuilt.
-fn apply_edits(mut edits: ResMut<BiomeWorldEdits>, mut state: ResMut<BiomeWorldState>) {
+fn apply_edits(
+    _main: NonSendMarker,
+    mut edits: ResMut<BiomeWorldEdits>,
+    mut state: ResMut<BiomeWorldState>,
+) {
     if edits.is_changed() {
         state.take_edits(&edits);
         // Bookkeeping, not a change of the edits.
@@ -128,6 +138,7 @@ fn apply_edits(mut edits: ResMut<BiomeWorldEdits>, mut state: ResMut<BiomeWorldS
 
 /// Starts the frame's main-thread budget, which the streamed kinds' systems share.
 fn begin_frame_budget(
+    _main: NonSendMarker,
     mut budget: ResMut<FrameBudget>,
     state: Res<BiomeWorldState>,
     time: Option<Res<Time<Real>>>,

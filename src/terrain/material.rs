@@ -2,6 +2,7 @@
 //! out per pixel (`terrain.wgsl`), and a dithered fade for nodes that replace others.
 
 use bevy::asset::{AssetPath, embedded_path};
+use bevy::ecs::system::NonSendMarker;
 use bevy::pbr::{ExtendedMaterial, MaterialExtension};
 use bevy::prelude::*;
 use bevy::render::render_resource::{AsBindGroup, ShaderType};
@@ -200,7 +201,11 @@ pub(crate) fn shader_origin(frame: &WorldFrame) -> Vec4 {
 
 /// Tells every terrain material where the rendering origin is, when it moved or the material is
 /// new (only those that differ are touched, so nothing is uploaded again otherwise).
-fn follow_render_origin(frame: Res<WorldFrame>, mut materials: ResMut<Assets<TerrainMaterial>>) {
+fn follow_render_origin(
+    _main: NonSendMarker,
+    frame: Res<WorldFrame>,
+    mut materials: ResMut<Assets<TerrainMaterial>>,
+) {
     let origin = shader_origin(&frame);
     let stale: Vec<AssetId<TerrainMaterial>> = materials
         .iter()

@@ -9,6 +9,7 @@
 use std::sync::Arc;
 
 use bevy::asset::RenderAssetUsages;
+use bevy::ecs::system::NonSendMarker;
 use bevy::image::{ImageAddressMode, ImageFilterMode, ImageSampler, ImageSamplerDescriptor};
 use bevy::prelude::*;
 use bevy::render::render_resource::{
@@ -280,6 +281,7 @@ pub(crate) struct TerrainSplatMap(pub(crate) Option<Arc<SplatMap>>);
 /// moves the settings generation on when the map changes (meshes need the weights); an invalid one is refused with a warning naming
 /// its field, and the terrain keeps what it had.
 pub(crate) fn take_splat_map(
+    _main: NonSendMarker,
     splatting: Option<Res<TerrainSplatting>>,
     mut map: ResMut<TerrainSplatMap>,
     mut state: ResMut<BiomeWorldState>,
@@ -312,6 +314,7 @@ pub(crate) struct LayersWaiting(bool);
 /// the images the material already draws are not stacked again), and takes the layers away when
 /// the resource goes.
 pub(crate) fn take_splat_layers(
+    _main: NonSendMarker,
     splatting: Option<Res<TerrainSplatting>>,
     assets: Res<AssetServer>,
     mut images: ResMut<Assets<Image>>,

@@ -2,6 +2,7 @@
 //! edge, both following [`crate::BiomeWorldStreaming::horizon`].
 
 use bevy::camera::Hdr;
+use bevy::ecs::system::NonSendMarker;
 use bevy::prelude::*;
 
 use crate::settings::BiomeWorldState;
@@ -69,6 +70,7 @@ impl Default for HorizonView {
 /// world streams to (the last valid [`crate::BiomeWorldStreaming`]: a refused one changes nothing)
 /// moved.
 pub(super) fn match_views_to_horizon(
+    _main: NonSendMarker,
     state: Res<BiomeWorldState>,
     mut views: Query<(Ref<HorizonView>, &mut DistanceFog, Option<&mut Projection>)>,
 ) {
