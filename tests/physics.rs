@@ -1197,7 +1197,7 @@ mod far {
             STEP,
         )))
         .insert_resource(Time::<Fixed>::from_seconds(STEP))
-        .add_systems(Update, follow);
+        .add_systems(Update, follow.after(BiomeWorldSystems::Settings));
         app.finish();
         app.cleanup();
         let grid = Grid::new(CELL as f32, 0.0);

@@ -55,8 +55,14 @@ impl Plugin for BiomeWorldSettingsPlugin {
                     .chain()
                     .in_set(BiomeWorldSystems::Settings),
             );
+        // Again once big_space has propagated the frame: what is drawn and queried from then
+        // until the next `Update` (the render origin, `BiomeWorld::world_position`) follows a
+        // floating origin that moved to another cell this frame.
         #[cfg(feature = "big_space")]
-        app.register_type::<crate::BiomeWorldGrid>();
+        app.register_type::<crate::BiomeWorldGrid>().add_systems(
+            PostUpdate,
+            crate::origin::read_world_grid.after(TransformSystems::Propagate),
+        );
     }
 
     fn finish(&self, app: &mut App) {

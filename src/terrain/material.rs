@@ -177,15 +177,18 @@ fn terrain_shader() -> ShaderRef {
 /// Registers the shader and the material: called by the plugin when the app renders.
 pub(crate) fn add_terrain_material(app: &mut App) {
     bevy::asset::embedded_asset!(app, "terrain.wgsl");
+    // After the frame's floating origin is read, before the materials' changes go out.
+    let follow = follow_render_origin
+        .after(TransformSystems::Propagate)
+        .before(bevy::asset::AssetEventSystems);
+    #[cfg(feature = "big_space")]
+    let follow = follow.after(crate::origin::read_world_grid);
     app.add_plugins(MaterialPlugin::<TerrainMaterial>::default())
         .add_systems(
             Update,
-            (
-                super::splat::take_splat_layers,
-                follow_render_origin.after(super::splat::take_splat_layers),
-            )
-                .after(crate::BiomeWorldSystems::Settings),
-        );
+            super::splat::take_splat_layers.after(crate::BiomeWorldSystems::Settings),
+        )
+        .add_systems(PostUpdate, follow);
 }
 
 /// World units within which the shader's texture coordinates are kept: splat layers whose size

@@ -72,10 +72,11 @@ impl ChunkCoord {
     /// positions are relative to it.
     #[must_use]
     pub fn origin(self, layout: &ChunkLayout) -> [f64; 2] {
-        let tiles = i64::from(layout.tiles);
+        // In f64: exact within the reach (at most 2^51 tiles from 0), and no overflow past it.
+        let tiles = f64::from(layout.tiles);
         [
-            (self.x * tiles) as f64 * layout.tile_size,
-            (self.z * tiles) as f64 * layout.tile_size,
+            self.x as f64 * tiles * layout.tile_size,
+            self.z as f64 * tiles * layout.tile_size,
         ]
     }
 
@@ -182,10 +183,11 @@ impl NodeCoord {
         }
     }
 
-    /// The node's first chunk along each axis.
+    /// The node's first chunk along each axis (saturating past `i64`'s range).
     #[must_use]
     pub fn first_chunk(self) -> [i64; 2] {
-        [self.x << self.level, self.z << self.level]
+        let step = 1i64 << self.level.min(62);
+        [self.x.saturating_mul(step), self.z.saturating_mul(step)]
     }
 
     /// Width of a tile of this node, world units: the layout's, `2^level` times over.
@@ -203,9 +205,8 @@ impl NodeCoord {
     /// World `(x, z)` of the node's corner with the smallest coordinates.
     #[must_use]
     pub fn origin(self, layout: &ChunkLayout) -> [f64; 2] {
-        let tiles = i64::from(layout.tiles);
         self.first_chunk()
-            .map(|c| (c * tiles) as f64 * layout.tile_size)
+            .map(|c| ChunkCoord::new(c, 0).origin(layout)[0])
     }
 }
 
@@ -226,8 +227,17 @@ pub struct Stitch {
 // derived impls write each field (and each array's length) on their own.
 impl std::hash::Hash for NodeCoord {
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        let (x, z) = (self.x.cast_unsigned(), self.z.cast_unsigned());
-        state.write_u64(x.rotate_left(32) ^ z ^ u64::from(self.level).rotate_right(5));
+        // The low halves packed whole, so nodes within `i32` never collide; the high halves,
+        // beyond sign extension, folded in.
+        let low = u64::from(self.x as u32) << 32 | u64::from(self.z as u32);
+        let (hx, hz) = (self.x >> 31, self.z >> 31);
+        let far = if (hx == 0 || hx == -1) && (hz == 0 || hz == -1) {
+            0
+        } else {
+            (hx.cast_unsigned() ^ hz.cast_unsigned().rotate_left(29))
+                .wrapping_mul(0x9e37_79b9_7f4a_7c15)
+        };
+        state.write_u64(low ^ far ^ u64::from(self.level).rotate_right(5));
     }
 }
 
@@ -378,5 +388,52 @@ impl ChunkLayout {
             });
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+    use std::hash::{Hash, Hasher};
+
+    /// The one word a node's hash writes.
+    struct Written(u64);
+
+    impl Hasher for Written {
+        fn finish(&self) -> u64 {
+            self.0
+        }
+
+        fn write(&mut self, _: &[u8]) {
+            unreachable!("nodes hash as one u64");
+        }
+
+        fn write_u64(&mut self, word: u64) {
+            self.0 = word;
+        }
+    }
+
+    fn word(node: NodeCoord) -> u64 {
+        let mut hasher = Written(0);
+        node.hash(&mut hasher);
+        hasher.finish()
+    }
+
+    /// Nodes around the origin (and a node and its mirror image) write distinct words, as the
+    /// planner's hash maps want; far out too.
+    #[test]
+    fn nodes_hash_apart() {
+        for base in [0, 1 << 40] {
+            let words: HashSet<u64> = (-300..300)
+                .flat_map(|x| (-300..300).map(move |z| word(NodeCoord::new(0, base + x, z))))
+                .collect();
+            assert_eq!(words.len(), 600 * 600, "around {base}");
+        }
+        assert_ne!(
+            word(NodeCoord::new(0, 0, 0)),
+            word(NodeCoord::new(0, -1, -1))
+        );
+        assert_ne!(word(NodeCoord::new(2, 5, 7)), word(NodeCoord::new(3, 5, 7)));
     }
 }

@@ -300,6 +300,7 @@ fn no_coordinate_or_constructor_argument_overflows() {
     for coord in [
         ChunkCoord::new(reach + 1, 0),
         ChunkCoord::new(0, -reach - 2),
+        ChunkCoord::new(i64::MAX, i64::MIN),
     ] {
         assert!(matches!(
             world.build_chunk(coord, &layout),
@@ -726,6 +727,30 @@ fn node_children_and_height_grids_answer_or_say_why_not() {
             }
         }
     }
+    // Nodes past the reach are refused before anything is computed from their coordinates,
+    // which no longer wrap.
+    let world = WorldGenerator::new(WorldSettings::default()).unwrap();
+    let layout = ChunkLayout::default();
+    for node in [
+        NodeCoord::new(16, 1 << 50, 0),
+        NodeCoord::new(3, 0, i64::MIN),
+        NodeCoord::new(4, (layout.chunk_reach() >> 4) + 1, 0),
+    ] {
+        let built = world.build_node(node, &layout, Stitch::NONE, &AtomicBool::new(false));
+        assert!(
+            matches!(built, Err(ChunkError::Reach(n)) if n == node),
+            "{node:?}"
+        );
+    }
+    assert_eq!(NodeCoord::new(16, 1 << 50, 0).first_chunk(), [i64::MAX, 0]);
+    let edge = NodeCoord::new(
+        4,
+        layout.chunk_reach() >> 4,
+        -(layout.chunk_reach() + 1) >> 4,
+    );
+    world
+        .build_node(edge, &layout, Stitch::NONE, &AtomicBool::new(false))
+        .unwrap();
     // Past them, a panic that says why, not an overflow (or a silent wrap in release builds).
     let past = std::panic::catch_unwind(|| NodeCoord::new(3, i64::MAX, 0).children());
     let message = past.unwrap_err();

@@ -768,12 +768,10 @@ fn check_node(
     if node.level > NodeCoord::MAX_LEVEL {
         return Err(ChunkError::Level(node.level));
     }
-    let (reach, [x, z], size) = (
-        *crate::limits::COORDINATE.end(),
-        node.origin(layout),
-        node.size(layout),
-    );
-    if x < -reach || z < -reach || x + size > reach || z + size > reach {
+    // In whole chunks, before any position is computed from them.
+    let (high, span) = (layout.chunk_reach(), 1i64 << node.level);
+    let within = |c: i64| c >= -((high + 1) >> node.level) && c <= (high + 1 - span) >> node.level;
+    if !(within(node.x) && within(node.z)) {
         return Err(ChunkError::Reach(node));
     }
     Ok(())
