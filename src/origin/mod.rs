@@ -8,6 +8,7 @@
 //! [`WorldFrame`] is the one place that knows which: streamers read anchors and place what they
 //! spawn through it, and the terrain material learns from it where the rendering origin is.
 
+#[cfg(feature = "big_space")]
 use bevy::ecs::system::NonSendMarker;
 use bevy::math::DVec3;
 use bevy::prelude::*;
