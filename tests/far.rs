@@ -10,6 +10,7 @@ mod common;
 
 use std::collections::{BTreeMap, HashSet};
 
+use bevy::ecs::system::RunSystemOnce;
 use bevy::math::DVec3;
 use bevy::mesh::VertexAttributeValues;
 use bevy::prelude::*;
@@ -138,6 +139,50 @@ impl FarApp {
             .collect()
     }
 
+    /// For every vertex of the shown level-0 nodes: the drawn height, and what
+    /// `BiomeWorld::ground_height_at` says at its world position (in `f64`).
+    fn ground_against_meshes(&mut self) -> Vec<(f32, f32)> {
+        let world = self.app.world_mut();
+        let chunks: Vec<(BiomeChunk, Handle<Mesh>)> = world
+            .query_filtered::<(&BiomeChunk, &Mesh3d, &Visibility), Without<ChunkReplaced>>()
+            .iter(world)
+            .filter(|(chunk, _, visibility)| {
+                chunk.node.level == 0 && **visibility != Visibility::Hidden
+            })
+            .map(|(chunk, mesh, _)| (*chunk, mesh.0.clone()))
+            .collect();
+        let mut points = Vec::new();
+        for (chunk, mesh) in chunks {
+            let meshes = self.app.world().resource::<Assets<Mesh>>();
+            let Some(VertexAttributeValues::Float32x3(positions)) = meshes
+                .get(&mesh)
+                .expect("mesh kept")
+                .attribute(Mesh::ATTRIBUTE_POSITION)
+            else {
+                panic!("terrain meshes have positions");
+            };
+            let origin = chunk.node.origin(&chunk.layout);
+            for p in positions.iter().step_by(37) {
+                let at = bevy::math::DVec2::new(
+                    origin[0] + f64::from(p[0]),
+                    origin[1] + f64::from(p[2]),
+                );
+                points.push((p[1], at));
+            }
+        }
+        points
+            .into_iter()
+            .map(|(drawn, at)| {
+                let asked = self
+                    .app
+                    .world_mut()
+                    .run_system_once(move |world: BiomeWorld| world.ground_height_at(at))
+                    .expect("runs");
+                (drawn, asked)
+            })
+            .collect()
+    }
+
     fn camera_cell(&self) -> CellCoord {
         *self.app.world().get::<CellCoord>(self.camera).unwrap()
     }
@@ -230,8 +275,8 @@ fn segment_gap(p: Vec3, q: &Vec3, border: &[Vec3]) -> f32 {
 }
 
 /// 10^6, 10^9 and 10^12 units out, the same nodes are shown around the anchor as at the
-/// origin, each drawn at the same place relative to the camera to the bit, and their seams meet
-/// within 1 mm: with plain `f32` transforms at 2^30, nodes would be placed to the nearest 128
+/// origin, each drawn at the same place relative to the camera to the bit, their seams meet
+/// within 1 mm, and `ground_height_at` answers each chunk's drawn vertex heights: with plain `f32` transforms at 2^30, nodes would be placed to the nearest 128
 /// units.
 #[test]
 fn far_out_the_terrain_is_drawn_as_exactly_as_at_the_origin() {
@@ -266,6 +311,12 @@ fn far_out_the_terrain_is_drawn_as_exactly_as_at_the_origin() {
         }
         let checked = check_seams(&far_shown);
         assert!(checked > 500, "{offset}: {checked} seam vertices checked");
+        // The query answers the drawn ground there, vertex for vertex.
+        let ground = far.ground_against_meshes();
+        assert!(ground.len() > 100, "{offset}: {} vertices", ground.len());
+        for (drawn, asked) in ground {
+            assert_eq!(drawn, asked, "{offset}: ground_height_at against the mesh");
+        }
     }
 }
 
