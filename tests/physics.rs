@@ -298,6 +298,22 @@ fn terrain_colliders(app: &mut App) -> Vec<TerrainCollider> {
         .collect()
 }
 
+/// A ball of `radius` waiting at `at` as a static body until the colliders are in.
+fn spawn_ball(app: &mut App, at: Vec3, radius: f32) -> Entity {
+    app.world_mut()
+        .spawn((
+            BiomeWorldCollider,
+            RigidBody::Static,
+            Collider::sphere(radius),
+            // Grippy enough to hold on the steepest slopes the world has.
+            Friction::new(2.0).with_combine_rule(CoefficientCombine::Max),
+            Restitution::ZERO,
+            LockedAxes::ROTATION_LOCKED,
+            Transform::from_translation(at),
+        ))
+        .id()
+}
+
 #[test]
 fn two_hundred_balls_come_to_rest_on_the_ground_seams_and_corners_included() {
     let mut app = app(
@@ -315,20 +331,7 @@ fn two_hundred_balls_come_to_rest_on_the_ground_seams_and_corners_included() {
     for [x, z] in points_near(&mut rng, chunk, 40.0, -30.0, 600.0, 200) {
         let (x, z) = (x as f32, z as f32);
         let y = ground(&mut app, x, z) + radius + 1.0;
-        let ball = app
-            .world_mut()
-            .spawn((
-                BiomeWorldCollider,
-                RigidBody::Static,
-                Collider::sphere(radius),
-                // Grippy enough to hold on the steepest slopes the world has.
-                Friction::new(2.0).with_combine_rule(CoefficientCombine::Max),
-                Restitution::ZERO,
-                LockedAxes::ROTATION_LOCKED,
-                Transform::from_xyz(x, y, z),
-            ))
-            .id();
-        balls.push(ball);
+        balls.push(spawn_ball(&mut app, Vec3::new(x, y, z), radius));
     }
     settle(&mut app);
     release(&mut app, &balls);
@@ -1276,19 +1279,8 @@ mod far {
         for [x, z] in points_near(&mut rng, chunk_size(&app), 1000.0, 0.0, 24.0, 30) {
             let local = DVec2::new(x, z);
             let y = ground_at(&mut app, local + origin.xz()) + f64::from(radius) + 1.0;
-            let ball = app
-                .world_mut()
-                .spawn((
-                    BiomeWorldCollider,
-                    RigidBody::Static,
-                    Collider::sphere(radius),
-                    Friction::new(2.0).with_combine_rule(CoefficientCombine::Max),
-                    Restitution::ZERO,
-                    LockedAxes::ROTATION_LOCKED,
-                    Transform::from_xyz(local.x as f32, y as f32, local.y as f32),
-                ))
-                .id();
-            balls.push(ball);
+            let at = Vec3::new(local.x as f32, y as f32, local.y as f32);
+            balls.push(spawn_ball(&mut app, at, radius));
         }
         settle(&mut app);
         release(&mut app, &balls);
