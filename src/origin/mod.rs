@@ -122,7 +122,11 @@ impl WorldFrame {
     /// The world position drawn at the rendering origin: zero without a grid.
     #[must_use]
     pub(crate) fn render_origin(&self) -> DVec3 {
-        self.world_of(Vec3::ZERO)
+        #[cfg(feature = "big_space")]
+        if let Some(frame) = &self.grid {
+            return render_origin_of(&frame.grid);
+        }
+        DVec3::ZERO
     }
 
     /// Where an entity at world position `at` goes.
